@@ -1,0 +1,273 @@
+//! Parameter generation (a trusted setup done by one party, for tests and private circuits)
+//! and the benchmark-only SRS.
+//!
+//! The circuit is synthesized once into its constraints (not a witness), wrapped exactly as
+//! the prover wraps it (the constant one as input 0, one `x_i * 0 = 0` constraint per
+//! input), so that the QAP here and the evaluations in [`crate::synthesis`] line up. With
+//! secret `tau, alpha, beta, gamma, delta` and the Lagrange basis `L_j` of the domain:
+//! `u_k(tau) = sum_j A[j][k] L_j(tau)` (likewise `v_k` from B, `w_k` from C), and
+//!
+//! - `a[k] = u_k(tau) G1`, `b_g1[k] = v_k(tau) G1`, `b_g2[k] = v_k(tau) G2`, leaving out zero
+//!   polynomials (the prover's density bitmaps skip the same variables);
+//! - `ic[k] = (beta u_k + alpha v_k + w_k)/gamma G1` for inputs, `l[k]` the same over delta
+//!   for auxiliary variables;
+//! - `h[i] = tau^i Z(tau)/delta G1` for `i < n - 1`, with `Z(X) = X^n - 1`.
+
+mod benchmark;
+mod fixed_base;
+
+pub use self::benchmark::{BenchmarkSrs, CircuitShape};
+pub use self::fixed_base::FixedBaseTable;
+
+use bellpepper_core::{
+    Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
+};
+use blstrs::{G1Affine, G1Projective, G2Projective, Scalar};
+use ff::Field;
+use group::{prime::PrimeCurveAffine, Curve, Group};
+use rand_core::RngCore;
+use rayon::prelude::*;
+
+use crate::domain::EvaluationDomain;
+use crate::error::ProverError;
+use crate::params::{Parameters, VerifyingKey};
+
+/// For one variable: the constraints whose A (or B, or C) combination uses it, with the
+/// coefficient.
+type Column = Vec<(usize, Scalar)>;
+
+/// The constraints of a circuit stored by variable (column), which is how the query
+/// polynomials are evaluated.
+#[derive(Default)]
+struct KeypairAssembly {
+    num_constraints: usize,
+    /// `[A, B, C]` columns of each public input.
+    inputs: Vec<[Column; 3]>,
+    /// `[A, B, C]` columns of each auxiliary variable.
+    aux: Vec<[Column; 3]>,
+}
+
+impl KeypairAssembly {
+    fn record(&mut self, lc: &LinearCombination<Scalar>, which: usize) {
+        let row = self.num_constraints;
+        for (&i, coeff) in lc.iter_inputs() {
+            self.inputs[i][which].push((row, *coeff));
+        }
+        for (&i, coeff) in lc.iter_aux() {
+            self.aux[i][which].push((row, *coeff));
+        }
+    }
+}
+
+impl ConstraintSystem<Scalar> for KeypairAssembly {
+    type Root = Self;
+
+    fn alloc<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        // The witness is not needed (and often not known) at setup: never call `f`.
+        self.aux.push(Default::default());
+        Ok(Variable::new_unchecked(Index::Aux(self.aux.len() - 1)))
+    }
+
+    fn alloc_input<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.inputs.push(Default::default());
+        Ok(Variable::new_unchecked(Index::Input(self.inputs.len() - 1)))
+    }
+
+    fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, a: LA, b: LB, c: LC)
+    where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LB: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+    {
+        self.record(&a(LinearCombination::zero()), 0);
+        self.record(&b(LinearCombination::zero()), 1);
+        self.record(&c(LinearCombination::zero()), 2);
+        self.num_constraints += 1;
+    }
+
+    fn push_namespace<NR, N>(&mut self, _: N)
+    where
+        NR: Into<String>,
+        N: FnOnce() -> NR,
+    {
+    }
+
+    fn pop_namespace(&mut self) {}
+
+    fn get_root(&mut self) -> &mut Self::Root {
+        self
+    }
+}
+
+/// Generates parameters for `circuit` with fresh secrets drawn from `rng`.
+///
+/// The secrets are dropped when this returns; anyone who kept them could forge proofs, so
+/// such parameters are for tests and circuits whose single-party setup is acceptable.
+pub fn generate_random_parameters<C, R>(circuit: C, rng: &mut R) -> Result<Parameters, ProverError>
+where
+    C: Circuit<Scalar>,
+    R: RngCore,
+{
+    let g1 = G1Projective::random(&mut *rng);
+    let g2 = G2Projective::random(&mut *rng);
+    let alpha = Scalar::random(&mut *rng);
+    let beta = Scalar::random(&mut *rng);
+    let gamma = Scalar::random(&mut *rng);
+    let delta = Scalar::random(&mut *rng);
+    let tau = Scalar::random(&mut *rng);
+    generate_parameters(circuit, g1, g2, alpha, beta, gamma, delta, tau)
+}
+
+/// Generates parameters from explicit secrets.
+#[allow(clippy::too_many_arguments)]
+pub fn generate_parameters<C: Circuit<Scalar>>(
+    circuit: C,
+    g1: G1Projective,
+    g2: G2Projective,
+    alpha: Scalar,
+    beta: Scalar,
+    gamma: Scalar,
+    delta: Scalar,
+    tau: Scalar,
+) -> Result<Parameters, ProverError> {
+    let mut cs = KeypairAssembly::default();
+    cs.alloc_input(|| "one", || Ok(Scalar::ONE))?;
+    circuit.synthesize(&mut cs)?;
+    for i in 0..cs.inputs.len() {
+        cs.enforce(
+            || "input constraint",
+            |lc| lc + Variable::new_unchecked(Index::Input(i)),
+            |lc| lc,
+            |lc| lc,
+        );
+    }
+
+    let domain = EvaluationDomain::new(cs.num_constraints)?;
+    let n = domain.size();
+    let (gamma_inv, delta_inv) = match (Option::from(gamma.invert()), Option::from(delta.invert())) {
+        (Some(g), Some(d)) => (g, d),
+        _ => return Err(SynthesisError::UnexpectedIdentity.into()),
+    };
+
+    // Powers of tau -> (inverse NTT) -> the Lagrange basis evaluated at tau.
+    let mut powers = vec![Scalar::ZERO; n];
+    powers
+        .par_chunks_mut(4096)
+        .enumerate()
+        .for_each(|(chunk, out)| {
+            let mut p = tau.pow_vartime([(chunk * 4096) as u64]);
+            for v in out {
+                *v = p;
+                p *= tau;
+            }
+        });
+    let z_tau = powers[n - 1] * tau - Scalar::ONE;
+    if bool::from(z_tau.is_zero()) {
+        // tau is a root of unity of the domain: the setup would be degenerate.
+        return Err(SynthesisError::UnexpectedIdentity.into());
+    }
+    let h_scalars: Vec<Scalar> = powers[..n - 1]
+        .par_iter()
+        .map(|p| *p * z_tau * delta_inv)
+        .collect();
+    let mut lagrange = powers;
+    domain.ifft(&mut lagrange)?;
+
+    let eval = |column: &Column| -> Scalar {
+        column
+            .iter()
+            .fold(Scalar::ZERO, |acc, (row, coeff)| acc + lagrange[*row] * coeff)
+    };
+    let evaluate = |vars: &[[Column; 3]], scale: Scalar| -> (Vec<Scalar>, Vec<Scalar>, Vec<Scalar>) {
+        let uvw: Vec<(Scalar, Scalar, Scalar)> = vars
+            .par_iter()
+            .map(|[a, b, c]| {
+                let (u, v, w) = (eval(a), eval(b), eval(c));
+                (u, v, (beta * u + alpha * v + w) * scale)
+            })
+            .collect();
+        let mut u = Vec::with_capacity(uvw.len());
+        let mut v = Vec::with_capacity(uvw.len());
+        let mut k = Vec::with_capacity(uvw.len());
+        for (a, b, c) in uvw {
+            u.push(a);
+            v.push(b);
+            k.push(c);
+        }
+        (u, v, k)
+    };
+    let (u_in, v_in, ic_scalars) = evaluate(&cs.inputs, gamma_inv);
+    let (u_aux, v_aux, l_scalars) = evaluate(&cs.aux, delta_inv);
+
+    let nonzero = |u: &[Scalar], rest: &[Scalar]| -> Vec<Scalar> {
+        u.iter()
+            .chain(rest)
+            .copied()
+            .filter(|s| !bool::from(s.is_zero()))
+            .collect()
+    };
+    let a_scalars = nonzero(&u_in, &u_aux);
+    let b_scalars = nonzero(&v_in, &v_aux);
+
+    let g1_table = FixedBaseTable::new(g1);
+    let g2_table = FixedBaseTable::new(g2);
+    let vk = VerifyingKey {
+        alpha_g1: (g1 * alpha).to_affine(),
+        beta_g1: (g1 * beta).to_affine(),
+        beta_g2: (g2 * beta).to_affine(),
+        gamma_g2: (g2 * gamma).to_affine(),
+        delta_g1: (g1 * delta).to_affine(),
+        delta_g2: (g2 * delta).to_affine(),
+        ic: g1_table.mul_all(&ic_scalars),
+    };
+    let params = Parameters {
+        vk,
+        h: g1_table.mul_all(&h_scalars),
+        l: g1_table.mul_all(&l_scalars),
+        a: g1_table.mul_all(&a_scalars),
+        b_g1: g1_table.mul_all(&b_scalars),
+        b_g2: g2_table.mul_all(&b_scalars),
+    };
+    // A zero scalar in ic, l or h would put the point at infinity in the file, which every
+    // reader rejects; it only happens with a degenerate circuit or astronomically bad luck.
+    let has_infinity = |points: &[G1Affine]| points.iter().any(|p| bool::from(p.is_identity()));
+    if has_infinity(&params.vk.ic) || has_infinity(&params.l) || has_infinity(&params.h) {
+        return Err(SynthesisError::UnexpectedIdentity.into());
+    }
+    Ok(params)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::circuits::MixCircuit;
+    use crate::prover::create_random_proof;
+    use crate::verifier::{prepare_verifying_key, verify_proof};
+    use rand_chacha::rand_core::SeedableRng;
+
+    #[test]
+    fn parameters_have_the_expected_sizes_and_prove() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let circuit = MixCircuit::new(8, 0.9, 3);
+        let params = generate_random_parameters(circuit.clone(), &mut rng).unwrap();
+        assert_eq!(params.h.len(), 255);
+        assert_eq!(params.vk.ic.len(), 2);
+        assert_eq!(params.l.len(), circuit.num_aux());
+        let proof = create_random_proof(circuit.clone(), &params, &mut rng).unwrap();
+        let pvk = prepare_verifying_key(&params.vk);
+        assert!(verify_proof(&pvk, &proof, &[circuit.public_input()]).unwrap());
+        assert!(!verify_proof(&pvk, &proof, &[circuit.public_input() + Scalar::ONE]).unwrap());
+    }
+}

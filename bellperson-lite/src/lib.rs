@@ -1,0 +1,36 @@
+//! bellperson-lite: Groth16 over BLS12-381, byte-compatible with bellperson 0.27.
+//!
+//! For the same circuit, parameters and randomness `(r, s)` this crate's proofs are the same
+//! bytes as bellperson's, and the parameter files are interchangeable. It is the CPU backend
+//! of cuzk and the reference that the GPU backend is checked against.
+//!
+//! # Layout
+//!
+//! - [`params`]: `Parameters` / `VerifyingKey` and the bellperson file format (streamed,
+//!   memory-mapped).
+//! - [`proof`]: the 192-byte proof encoding.
+//! - [`synthesis`]: `ProvingAssignment`, the constraint system a circuit is run into.
+//! - [`domain`]: radix-2 NTTs over the scalar field.
+//! - [`msm`]: multi-scalar multiplication with the zero / one / other split.
+//! - [`prover`]: H = (A*B - C)/Z, the MSMs and the proof assembly.
+//! - [`verifier`]: prepared verifying key and proof verification.
+//! - [`generator`]: parameter generation, and the benchmark-only [`generator::BenchmarkSrs`].
+//! - [`circuits`]: the `sha` and `mix` test circuits shared by tests and benchmarks.
+//! - [`error`]: the typed errors.
+
+pub mod circuits;
+pub mod density;
+pub mod domain;
+pub mod error;
+pub mod generator;
+pub mod msm;
+pub mod params;
+pub mod proof;
+pub mod prover;
+pub mod synthesis;
+pub mod verifier;
+
+pub use blstrs::{Bls12, G1Affine, G2Affine, Scalar};
+pub use error::{ParamsError, ProverError, VerifyError};
+pub use params::{Parameters, ProvingKey, VerifyingKey};
+pub use proof::Proof;

@@ -1,0 +1,557 @@
+//! Multi-scalar multiplication on the CPU, through blst's Pippenger.
+//!
+//! Filecoin witnesses are dominated by bits: most scalars of the A, B and L queries are 0
+//! or 1. Feeding those to Pippenger wastes its bucket work on them, so every MSM is split
+//! three ways: zeros are dropped, ones are summed with plain mixed additions, and only the
+//! remaining scalars go through blst's multi-threaded tiled Pippenger.
+//!
+//! Density bitmaps follow bellperson's convention (see [`crate::density`]): scalar `i`
+//! takes part only if bit `i` is set, and the `k`-th set bit uses `bases[k]`.
+
+use std::ops::AddAssign;
+
+use blst::{blst_p1_affine, blst_p2_affine, MultiPoint};
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
+use ff::Field;
+use group::Group;
+use rayon::prelude::*;
+
+use crate::density::Density;
+use crate::error::ProverError;
+
+/// Bits of a BLS12-381 scalar (the modulus is just below 2^255).
+const SCALAR_BITS: usize = 255;
+const SCALAR_BYTES: usize = 32;
+
+/// How the scalars of one MSM were split (only scalars selected by the density count).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MsmStats {
+    /// Skipped.
+    pub zeros: usize,
+    /// Summed with point additions.
+    pub ones: usize,
+    /// Sent to Pippenger.
+    pub others: usize,
+}
+
+/// `sum_i scalars[i] * bases[i]` over G1; see the module docs for `density`.
+///
+/// Without a density, `bases` may be longer than `scalars` (the tail is ignored), as in
+/// bellperson. With one, `density.len()` must equal `scalars.len()` and `bases` needs at
+/// least `density.count_ones()` points.
+pub fn msm_g1(
+    bases: &[G1Affine],
+    scalars: &[Scalar],
+    density: Option<&Density>,
+) -> Result<G1Projective, ProverError> {
+    msm::<G1Curve>(bases, scalars, density).map(|(p, _)| p)
+}
+
+/// [`msm_g1`] over G2.
+pub fn msm_g2(
+    bases: &[G2Affine],
+    scalars: &[Scalar],
+    density: Option<&Density>,
+) -> Result<G2Projective, ProverError> {
+    msm::<G2Curve>(bases, scalars, density).map(|(p, _)| p)
+}
+
+/// [`msm_g1`], also returning how the scalars were split.
+pub fn msm_g1_with_stats(
+    bases: &[G1Affine],
+    scalars: &[Scalar],
+    density: Option<&Density>,
+) -> Result<(G1Projective, MsmStats), ProverError> {
+    msm::<G1Curve>(bases, scalars, density)
+}
+
+/// [`msm_g2`], also returning how the scalars were split.
+pub fn msm_g2_with_stats(
+    bases: &[G2Affine],
+    scalars: &[Scalar],
+    density: Option<&Density>,
+) -> Result<(G2Projective, MsmStats), ProverError> {
+    msm::<G2Curve>(bases, scalars, density)
+}
+
+/// What the generic MSM needs from a group: blstrs points for the additions, and the
+/// raw blst affine type that Pippenger consumes.
+trait Curve {
+    type Affine: Sync;
+    type Proj: Group + for<'a> AddAssign<&'a Self::Affine>;
+    type Raw: Copy + Default + Send + Sync;
+
+    fn raw(p: &Self::Affine) -> Self::Raw;
+    /// `points` is non-empty; `scalars` holds 32 little-endian bytes per point.
+    fn pippenger(points: &[Self::Raw], scalars: &[u8]) -> Self::Proj;
+}
+
+struct G1Curve;
+struct G2Curve;
+
+macro_rules! impl_curve {
+    ($curve:ty, $affine:ty, $proj:ty, $raw:ty) => {
+        impl Curve for $curve {
+            type Affine = $affine;
+            type Proj = $proj;
+            type Raw = $raw;
+
+            fn raw(p: &$affine) -> $raw {
+                *p.as_ref()
+            }
+
+            fn pippenger(points: &[$raw], scalars: &[u8]) -> $proj {
+                let sum = points.mult(scalars, SCALAR_BITS);
+                // blstrs has no constructor from a raw blst point, but exposes it mutably.
+                let mut out = <$proj>::identity();
+                *out.as_mut() = sum;
+                out
+            }
+        }
+    };
+}
+
+impl_curve!(G1Curve, G1Affine, G1Projective, blst_p1_affine);
+impl_curve!(G2Curve, G2Affine, G2Projective, blst_p2_affine);
+
+/// The terms of the MSM as `(scalar index, base index)` pairs, cut into chunks that are
+/// walked independently (in parallel).
+struct Terms<'a> {
+    n: usize,
+    /// Scalar indexes per chunk, a multiple of 64 so that chunks own whole density words.
+    chunk: usize,
+    density: Option<&'a Density>,
+    /// Index of the first base used by each chunk.
+    first_base: Vec<usize>,
+}
+
+impl<'a> Terms<'a> {
+    fn new(n: usize, density: Option<&'a Density>) -> Self {
+        // A few chunks per thread for balance, but large enough that the per-chunk
+        // partial sums and allocations do not matter.
+        let target = n / (16 * rayon::current_num_threads()).max(1);
+        let chunk = target.clamp(1 << 10, 1 << 16).next_multiple_of(64);
+        let chunks = n.div_ceil(chunk);
+        let first_base = match density {
+            None => (0..chunks).map(|c| c * chunk).collect(),
+            Some(d) => {
+                let words = d.words();
+                let per_chunk = chunk / 64;
+                let mut seen = 0;
+                (0..chunks)
+                    .map(|c| {
+                        let start = seen;
+                        let end = ((c + 1) * per_chunk).min(words.len());
+                        seen += words[c * per_chunk..end]
+                            .iter()
+                            .map(|w| w.count_ones() as usize)
+                            .sum::<usize>();
+                        start
+                    })
+                    .collect()
+            }
+        };
+        Self {
+            n,
+            chunk,
+            density,
+            first_base,
+        }
+    }
+
+    fn chunks(&self) -> usize {
+        self.first_base.len()
+    }
+
+    /// Calls `f(scalar index, base index)` for every term of chunk `c`, in order.
+    fn for_each(&self, c: usize, mut f: impl FnMut(usize, usize)) {
+        let lo = c * self.chunk;
+        let hi = (lo + self.chunk).min(self.n);
+        match self.density {
+            None => (lo..hi).for_each(|i| f(i, i)),
+            Some(d) => {
+                let mut k = self.first_base[c];
+                // Bits at or past `n` are never set, so whole words can be walked.
+                for (w, &word) in d.words()[lo / 64..hi.div_ceil(64)].iter().enumerate() {
+                    let mut bits = word;
+                    while bits != 0 {
+                        f(lo + 64 * w + bits.trailing_zeros() as usize, k);
+                        k += 1;
+                        bits &= bits - 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+enum Kind {
+    Zero,
+    One,
+    Other,
+}
+
+fn kind(s: &Scalar) -> Kind {
+    if s.is_zero_vartime() {
+        Kind::Zero
+    } else if *s == Scalar::ONE {
+        Kind::One
+    } else {
+        Kind::Other
+    }
+}
+
+fn check_lengths(
+    bases: usize,
+    scalars: usize,
+    density: Option<&Density>,
+) -> Result<(), ProverError> {
+    let needed = match density {
+        None => scalars,
+        Some(d) => {
+            if d.len() != scalars {
+                return Err(ProverError::LengthMismatch {
+                    what: "msm density bits",
+                    expected: scalars,
+                    actual: d.len(),
+                });
+            }
+            d.count_ones()
+        }
+    };
+    if bases < needed {
+        return Err(ProverError::LengthMismatch {
+            what: "msm bases",
+            expected: needed,
+            actual: bases,
+        });
+    }
+    Ok(())
+}
+
+fn msm<C: Curve>(
+    bases: &[C::Affine],
+    scalars: &[Scalar],
+    density: Option<&Density>,
+) -> Result<(C::Proj, MsmStats), ProverError> {
+    check_lengths(bases.len(), scalars.len(), density)?;
+    let terms = Terms::new(scalars.len(), density);
+
+    // Pass 1: classify, add up the ones, and count the others so that pass 2 can write
+    // them straight into one contiguous buffer per chunk.
+    let partial: Vec<(C::Proj, MsmStats)> = (0..terms.chunks())
+        .into_par_iter()
+        .map(|c| {
+            let mut sum = C::Proj::identity();
+            let mut stats = MsmStats::default();
+            terms.for_each(c, |i, k| match kind(&scalars[i]) {
+                Kind::Zero => stats.zeros += 1,
+                Kind::One => {
+                    sum += &bases[k];
+                    stats.ones += 1;
+                }
+                Kind::Other => stats.others += 1,
+            });
+            (sum, stats)
+        })
+        .collect();
+
+    let mut total = C::Proj::identity();
+    let mut stats = MsmStats::default();
+    for (sum, s) in &partial {
+        total += *sum;
+        stats.zeros += s.zeros;
+        stats.ones += s.ones;
+        stats.others += s.others;
+    }
+    if stats.others == 0 {
+        // Also keeps empty input away from blst, which cannot take zero points.
+        return Ok((total, stats));
+    }
+
+    // Pass 2: gather the other bases and their scalars (little-endian, as blst wants).
+    let mut points = vec![C::Raw::default(); stats.others];
+    let mut bytes = vec![0u8; stats.others * SCALAR_BYTES];
+    let mut pieces = Vec::with_capacity(partial.len());
+    let (mut points_left, mut bytes_left) = (&mut points[..], &mut bytes[..]);
+    for (_, s) in &partial {
+        let (p, p_rest) = points_left.split_at_mut(s.others);
+        let (b, b_rest) = bytes_left.split_at_mut(s.others * SCALAR_BYTES);
+        pieces.push((p, b));
+        (points_left, bytes_left) = (p_rest, b_rest);
+    }
+    pieces
+        .into_par_iter()
+        .enumerate()
+        .for_each(|(c, (points, bytes))| {
+            let mut out = points.iter_mut().zip(bytes.chunks_exact_mut(SCALAR_BYTES));
+            terms.for_each(c, |i, k| {
+                if let Kind::Other = kind(&scalars[i]) {
+                    // Pass 1 counted exactly this many others in this chunk.
+                    let (p, b) = out.next().expect("chunk holds its counted terms");
+                    *p = C::raw(&bases[k]);
+                    b.copy_from_slice(&scalars[i].to_bytes_le());
+                }
+            });
+        });
+
+    total += C::pippenger(&points, &bytes);
+    Ok((total, stats))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use group::Curve as _;
+    use proptest::prelude::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    fn rng(seed: u64) -> ChaCha8Rng {
+        ChaCha8Rng::seed_from_u64(seed)
+    }
+
+    fn g1_bases(n: usize, seed: u64) -> Vec<G1Affine> {
+        let mut r = rng(seed);
+        // Random multiples of the generator: far cheaper than hashing to the curve.
+        let g = G1Projective::generator();
+        let proj: Vec<G1Projective> = (0..n).map(|_| g * Scalar::random(&mut r)).collect();
+        let mut out = vec![G1Affine::default(); n];
+        G1Projective::batch_normalize(&proj, &mut out);
+        out
+    }
+
+    fn g2_bases(n: usize, seed: u64) -> Vec<G2Affine> {
+        let mut r = rng(seed);
+        let g = G2Projective::generator();
+        let proj: Vec<G2Projective> = (0..n).map(|_| g * Scalar::random(&mut r)).collect();
+        let mut out = vec![G2Affine::default(); n];
+        G2Projective::batch_normalize(&proj, &mut out);
+        out
+    }
+
+    /// Scalars of the given mix: 0 = all zero, 1 = all one, 2 = random, 3 = a mix of
+    /// zeros, ones and random values (the Filecoin shape).
+    fn scalars(n: usize, mix: u8, seed: u64) -> Vec<Scalar> {
+        let mut r = rng(seed);
+        (0..n)
+            .map(|_| match mix {
+                0 => Scalar::ZERO,
+                1 => Scalar::ONE,
+                2 => Scalar::random(&mut r),
+                _ => match r.gen_range(0..10) {
+                    0..=3 => Scalar::ZERO,
+                    4..=7 => Scalar::ONE,
+                    8 => -Scalar::ONE,
+                    _ => Scalar::random(&mut r),
+                },
+            })
+            .collect()
+    }
+
+    fn density(n: usize, seed: u64) -> Density {
+        let mut r = rng(seed);
+        let mut d = Density::new();
+        for _ in 0..n {
+            d.push(r.gen_bool(0.6));
+        }
+        d
+    }
+
+    fn naive<G: Group<Scalar = Scalar>, A: Copy + Into<G>>(
+        bases: &[A],
+        scalars: &[Scalar],
+        density: Option<&Density>,
+    ) -> G {
+        let mut sum = G::identity();
+        let mut k = 0;
+        for (i, s) in scalars.iter().enumerate() {
+            if density.is_some_and(|d| !d.get(i)) {
+                continue;
+            }
+            sum += bases[k].into() * s;
+            k += 1;
+        }
+        sum
+    }
+
+    #[test]
+    fn g1_matches_naive() {
+        let bases = g1_bases(1200, 1);
+        for n in [0usize, 1, 3, 17, 31, 32, 33, 100, 1000] {
+            for mix in 0..4 {
+                let s = scalars(n, mix, n as u64 * 10 + mix as u64);
+                let (got, stats) = msm_g1_with_stats(&bases, &s, None).unwrap();
+                assert_eq!(got, naive::<G1Projective, _>(&bases, &s, None), "n={n} mix={mix}");
+                assert_eq!(stats.zeros + stats.ones + stats.others, n);
+                if mix == 0 {
+                    assert_eq!(stats.zeros, n);
+                }
+                if mix == 1 {
+                    assert_eq!(stats.ones, n);
+                }
+
+                let d = density(n, n as u64 + 99);
+                let (got, stats) = msm_g1_with_stats(&bases, &s, Some(&d)).unwrap();
+                assert_eq!(
+                    got,
+                    naive::<G1Projective, _>(&bases, &s, Some(&d)),
+                    "density n={n} mix={mix}"
+                );
+                assert_eq!(stats.zeros + stats.ones + stats.others, d.count_ones());
+                // Exactly count_ones bases is enough.
+                let tight = &bases[..d.count_ones()];
+                assert_eq!(msm_g1(tight, &s, Some(&d)).unwrap(), got);
+            }
+        }
+    }
+
+    /// Large enough for several chunks and blst's multi-threaded tiled path.
+    #[test]
+    fn g1_large_mixed_with_density() {
+        let n = 40_000;
+        let bases = g1_bases(n, 2);
+        let s = scalars(n, 3, 3);
+        assert_eq!(
+            msm_g1(&bases, &s, None).unwrap(),
+            naive::<G1Projective, _>(&bases, &s, None)
+        );
+        let d = density(n, 4);
+        assert_eq!(
+            msm_g1(&bases, &s, Some(&d)).unwrap(),
+            naive::<G1Projective, _>(&bases, &s, Some(&d))
+        );
+        let full = Density::full(n);
+        assert_eq!(
+            msm_g1(&bases, &s, Some(&full)).unwrap(),
+            msm_g1(&bases, &s, None).unwrap()
+        );
+    }
+
+    #[test]
+    fn identity_bases_are_handled() {
+        let mut bases = g1_bases(100, 5);
+        for i in (0..100).step_by(7) {
+            bases[i] = G1Affine::identity();
+        }
+        for mix in 1..4 {
+            let s = scalars(100, mix, 6);
+            assert_eq!(
+                msm_g1(&bases, &s, None).unwrap(),
+                naive::<G1Projective, _>(&bases, &s, None)
+            );
+        }
+    }
+
+    #[test]
+    fn g2_matches_naive() {
+        let bases = g2_bases(300, 7);
+        for n in [0usize, 1, 3, 17, 100, 300] {
+            for mix in 0..4 {
+                let s = scalars(n, mix, 1000 + n as u64 * 10 + mix as u64);
+                assert_eq!(
+                    msm_g2(&bases, &s, None).unwrap(),
+                    naive::<G2Projective, _>(&bases, &s, None),
+                    "n={n} mix={mix}"
+                );
+                let d = density(n, n as u64 + 7);
+                let (got, stats) = msm_g2_with_stats(&bases, &s, Some(&d)).unwrap();
+                assert_eq!(got, naive::<G2Projective, _>(&bases, &s, Some(&d)));
+                assert_eq!(stats.zeros + stats.ones + stats.others, d.count_ones());
+            }
+        }
+    }
+
+    #[test]
+    fn empty_is_identity() {
+        assert!(bool::from(msm_g1(&[], &[], None).unwrap().is_identity()));
+        assert!(bool::from(msm_g2(&[], &[], None).unwrap().is_identity()));
+        let d = Density::new();
+        assert!(bool::from(msm_g1(&[], &[], Some(&d)).unwrap().is_identity()));
+        // All bits clear: no base needed.
+        let mut d = Density::new();
+        (0..10).for_each(|_| d.push(false));
+        let s = scalars(10, 2, 1);
+        assert!(bool::from(msm_g1(&[], &s, Some(&d)).unwrap().is_identity()));
+    }
+
+    #[test]
+    fn wrong_lengths_are_errors() {
+        let bases = g1_bases(10, 8);
+        let s = scalars(11, 2, 9);
+        match msm_g1(&bases, &s, None) {
+            Err(ProverError::LengthMismatch {
+                what: "msm bases",
+                expected: 11,
+                actual: 10,
+            }) => {}
+            other => panic!("unexpected {other:?}"),
+        }
+        let d = Density::full(10);
+        assert!(matches!(
+            msm_g1(&bases, &s, Some(&d)),
+            Err(ProverError::LengthMismatch {
+                expected: 11,
+                actual: 10,
+                ..
+            })
+        ));
+        let d = Density::full(11);
+        assert!(matches!(
+            msm_g1(&bases, &s, Some(&d)),
+            Err(ProverError::LengthMismatch {
+                what: "msm bases",
+                expected: 11,
+                actual: 10
+            })
+        ));
+        let g2 = g2_bases(2, 10);
+        assert!(matches!(
+            msm_g2(&g2, &s[..3], None),
+            Err(ProverError::LengthMismatch { .. })
+        ));
+    }
+
+    #[test]
+    fn extra_bases_are_ignored() {
+        let bases = g1_bases(50, 11);
+        let s = scalars(20, 3, 12);
+        assert_eq!(
+            msm_g1(&bases, &s, None).unwrap(),
+            msm_g1(&bases[..20], &s, None).unwrap()
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(16))]
+
+        #[test]
+        fn prop_g1_matches_naive(
+            picks in proptest::collection::vec((0u8..4, any::<bool>()), 0..300),
+            seed in any::<u64>(),
+        ) {
+            let n = picks.len();
+            let bases = g1_bases(n, seed);
+            let mut r = rng(seed ^ 1);
+            let s: Vec<Scalar> = picks
+                .iter()
+                .map(|(m, _)| match m {
+                    0 => Scalar::ZERO,
+                    1 => Scalar::ONE,
+                    2 => Scalar::from(r.gen::<u64>()),
+                    _ => Scalar::random(&mut r),
+                })
+                .collect();
+            let mut d = Density::new();
+            picks.iter().for_each(|(_, bit)| d.push(*bit));
+            prop_assert_eq!(
+                msm_g1(&bases, &s, None).unwrap().to_affine(),
+                naive::<G1Projective, _>(&bases, &s, None).to_affine()
+            );
+            prop_assert_eq!(
+                msm_g1(&bases, &s, Some(&d)).unwrap().to_affine(),
+                naive::<G1Projective, _>(&bases, &s, Some(&d)).to_affine()
+            );
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! `cargo xtask ...`: project tasks that are programs rather than tests.
+//!
+//! - `demo`: build a small circuit, generate its parameters, prove a few proofs on the CPU,
+//!   verify them and print per-phase timings.
+//! - `bench-phases`: the per-phase benchmark table (see `docs/benchmarks.md`).
+
+mod bench;
+mod demo;
+mod stats;
+
+use anyhow::{bail, Context, Result};
+
+const USAGE: &str = "usage:
+  cargo xtask demo [--log-size N] [--proofs K]
+  cargo xtask bench-phases [--backend cpu] [--circuit sha|mix] [--sizes 16..20] [--runs R]
+                           [--no-reference]";
+
+fn main() -> Result<()> {
+    let mut args = std::env::args().skip(1);
+    let Some(command) = args.next() else {
+        println!("{USAGE}");
+        return Ok(());
+    };
+    let options = Options::parse(args.collect())?;
+    match command.as_str() {
+        "demo" => demo::run(&options),
+        "bench-phases" => bench::run(&options),
+        "help" | "--help" | "-h" => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        other => bail!("unknown command `{other}`\n{USAGE}"),
+    }
+}
+
+/// Command-line options shared by the tasks; each task reads the ones it understands.
+pub struct Options {
+    pairs: Vec<(String, Option<String>)>,
+}
+
+impl Options {
+    fn parse(args: Vec<String>) -> Result<Self> {
+        let mut pairs = Vec::new();
+        let mut iter = args.into_iter().peekable();
+        while let Some(arg) = iter.next() {
+            let Some(name) = arg.strip_prefix("--") else {
+                bail!("unexpected argument `{arg}`\n{USAGE}");
+            };
+            let value = match iter.peek() {
+                Some(next) if !next.starts_with("--") => iter.next(),
+                _ => None,
+            };
+            pairs.push((name.to_string(), value));
+        }
+        Ok(Self { pairs })
+    }
+
+    fn value(&self, name: &str) -> Option<&str> {
+        self.pairs
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, v)| v.as_deref())
+    }
+
+    pub fn flag(&self, name: &str) -> bool {
+        self.pairs.iter().any(|(n, _)| n == name)
+    }
+
+    pub fn string(&self, name: &str, default: &str) -> String {
+        self.value(name).unwrap_or(default).to_string()
+    }
+
+    pub fn number<T: std::str::FromStr>(&self, name: &str, default: T) -> Result<T>
+    where
+        T::Err: std::error::Error + Send + Sync + 'static,
+    {
+        match self.value(name) {
+            Some(v) => v.parse().with_context(|| format!("--{name} {v}")),
+            None => Ok(default),
+        }
+    }
+
+    /// A range like `16..20` (inclusive) or a single number.
+    pub fn range(&self, name: &str, default: (u32, u32)) -> Result<(u32, u32)> {
+        let Some(v) = self.value(name) else {
+            return Ok(default);
+        };
+        let (lo, hi) = match v.split_once("..") {
+            Some((lo, hi)) => (lo.parse()?, hi.trim_start_matches('=').parse()?),
+            None => {
+                let n = v.parse()?;
+                (n, n)
+            }
+        };
+        if lo > hi {
+            bail!("--{name} {v}: empty range");
+        }
+        Ok((lo, hi))
+    }
+}
