@@ -23,7 +23,7 @@ impl Density {
             len,
             ones: len,
         };
-        if len % 64 != 0 {
+        if !len.is_multiple_of(64) {
             let last = d.words.len() - 1;
             d.words[last] = (1u64 << (len % 64)) - 1;
         }
@@ -32,7 +32,7 @@ impl Density {
 
     /// Appends one clear bit (a new variable, not yet used).
     pub fn push(&mut self, bit: bool) {
-        if self.len % 64 == 0 {
+        if self.len.is_multiple_of(64) {
             self.words.push(0);
         }
         if bit {

@@ -48,19 +48,19 @@ const LEAF_LEN: usize = 1 << 13;
 /// each row, enough to use whole cache lines and keep the hardware prefetcher busy.
 const LANES: usize = 8;
 
-/// Low/high index bits handled per block by the bit-reversal permutation: a block
-/// pair is 2 * 2^(2 * BITREV_BITS) elements (256 KiB), swapped within L2.
+/// Low/high index bits handled per block by the bit-reversal permutation: a pair of
+/// blocks is 2 * 2^(2 * BITREV_BITS) elements (256 KiB), permuted within L2.
 const BITREV_BITS: u32 = 6;
 
 /// Elements per task for the simple element-wise parallel loops.
 const CHUNK: usize = 1 << 14;
 
 /// A power-of-two evaluation domain with its precomputed constants.
+#[derive(Clone)]
 pub struct EvaluationDomain {
     log_size: u32,
     size: usize,
     omega: Scalar,
-    omega_inv: Scalar,
     size_inv: Scalar,
     /// The coset shift `g` and its inverse.
     gen: Scalar,
@@ -85,11 +85,11 @@ impl std::fmt::Debug for EvaluationDomain {
 impl EvaluationDomain {
     /// Smallest power-of-two domain with at least `min_size` points.
     pub fn new(min_size: usize) -> Result<Self, ProverError> {
-        let size = min_size.max(1).checked_next_power_of_two().ok_or(
-            ProverError::DomainTooLarge {
+        let Some(size) = min_size.max(1).checked_next_power_of_two() else {
+            return Err(ProverError::DomainTooLarge {
                 log_size: usize::BITS,
-            },
-        )?;
+            });
+        };
         let log_size = size.trailing_zeros();
         if log_size > Scalar::S {
             return Err(ProverError::DomainTooLarge { log_size });
@@ -107,12 +107,11 @@ impl EvaluationDomain {
             log_size,
             size,
             omega,
-            omega_inv: invert(omega),
             size_inv: invert(Scalar::from(size as u64)),
             gen,
             gen_inv: invert(gen),
             z_coset,
-            // g is a non-residue, so g^n != 1 for every n dividing 2^32.
+            // g generates the multiplicative group (order r - 1 > 2^32), so g^n != 1.
             z_coset_inv: invert(z_coset),
             twiddles: OnceLock::new(),
         })
@@ -166,6 +165,11 @@ impl EvaluationDomain {
         Ok(())
     }
 
+    /// The vanishing polynomial of the domain at `tau`: `Z(tau) = tau^n - 1`.
+    pub fn z(&self, tau: &Scalar) -> Scalar {
+        tau.pow_vartime([self.size as u64]) - Scalar::ONE
+    }
+
     /// The vanishing polynomial `Z(X) = X^n - 1` on the coset: `Z(g * omega^i) = g^n - 1`
     /// for every `i`.
     pub fn z_on_coset(&self) -> Scalar {
@@ -176,7 +180,8 @@ impl EvaluationDomain {
     pub fn divide_by_z_on_coset(&self, v: &mut [Scalar]) -> Result<(), ProverError> {
         self.check_len(v)?;
         let z_inv = self.z_coset_inv;
-        v.par_chunks_mut(CHUNK).for_each(|c| c.iter_mut().for_each(|x| *x *= z_inv));
+        v.par_chunks_mut(CHUNK)
+            .for_each(|c| c.iter_mut().for_each(|x| *x *= z_inv));
         Ok(())
     }
 
@@ -388,24 +393,27 @@ fn column_pass(
         f
     });
 
-    strips.into_par_iter().enumerate().for_each(|(t, mut strip)| {
-        let mut scratch = vec![Scalar::ZERO; rows * lanes];
-        for off in (0..width).step_by(lanes) {
-            for (dst, piece) in scratch.chunks_exact_mut(lanes).zip(strip.iter()) {
-                dst.copy_from_slice(&piece[off..off + lanes]);
-            }
-            if let (Some(g), Some(rf)) = (pre, &row_factors) {
-                let first = g.pow_vartime([(t * width + off) as u64]);
-                for (dst, f) in scratch.chunks_exact_mut(lanes).zip(rf) {
-                    distribute_powers_serial(dst, *f * first, g);
+    strips
+        .into_par_iter()
+        .enumerate()
+        .for_each(|(t, mut strip)| {
+            let mut scratch = vec![Scalar::ZERO; rows * lanes];
+            for off in (0..width).step_by(lanes) {
+                for (dst, piece) in scratch.chunks_exact_mut(lanes).zip(strip.iter()) {
+                    dst.copy_from_slice(&piece[off..off + lanes]);
+                }
+                if let (Some(g), Some(rf)) = (pre, &row_factors) {
+                    let first = g.pow_vartime([(t * width + off) as u64]);
+                    for (dst, f) in scratch.chunks_exact_mut(lanes).zip(rf) {
+                        distribute_powers_serial(dst, *f * first, g);
+                    }
+                }
+                network(&mut scratch, log_rows, 0, inv, tw);
+                for (src, piece) in scratch.chunks_exact(lanes).zip(strip.iter_mut()) {
+                    piece[off..off + lanes].copy_from_slice(src);
                 }
             }
-            network(&mut scratch, log_rows, 0, inv, tw);
-            for (src, piece) in scratch.chunks_exact(lanes).zip(strip.iter_mut()) {
-                piece[off..off + lanes].copy_from_slice(src);
-            }
-        }
-    });
+        });
 }
 
 fn reverse_bits(x: usize, bits: u32) -> usize {
@@ -451,8 +459,7 @@ fn bit_reverse_scaled(v: &mut [Scalar], post: Option<(Scalar, Scalar)>) {
     let run = 1usize << k;
     let mid_bits = log_n - 2 * k;
     let mids = 1usize << mid_bits;
-    let mut groups: Vec<Vec<&mut [Scalar]>> =
-        (0..mids).map(|_| Vec::with_capacity(run)).collect();
+    let mut groups: Vec<Vec<&mut [Scalar]>> = (0..mids).map(|_| Vec::with_capacity(run)).collect();
     // Run q starts at element q * run, so q = a * mids + m.
     for (q, r) in v.chunks_mut(run).enumerate() {
         groups[q % mids].push(r);
@@ -481,46 +488,59 @@ fn bit_reverse_scaled(v: &mut [Scalar], post: Option<(Scalar, Scalar)>) {
     });
     let scale = |group: &mut [&mut [Scalar]], m: usize| {
         if let Some(c) = plain {
-            group.iter_mut().for_each(|p| p.iter_mut().for_each(|x| *x *= c));
+            group
+                .iter_mut()
+                .for_each(|p| p.iter_mut().for_each(|x| *x *= c));
         } else if let Some((c, h_run, top, low)) = &tables {
             let base = *c * h_run.pow_vartime([m as u64]);
             for (piece, t) in group.iter_mut().zip(top) {
                 let f = base * t;
                 for (x, l) in piece.iter_mut().zip(low) {
-                    *x *= f * l;
+                    let mut y = f;
+                    y *= l;
+                    *x *= &y;
                 }
             }
         }
     };
 
-    tasks.into_par_iter().for_each(|(m, mut ga, other)| {
-        match other {
-            Some((rm, mut gb)) => {
-                for a in 0..run {
-                    let ra = reverse_bits(a, k);
-                    for b in 0..run {
-                        let rb = reverse_bits(b, k);
-                        std::mem::swap(&mut ga[a][b], &mut gb[rb][ra]);
+    // Runs of one group lie 2^(log_n - k) elements apart, a power of two that maps them
+    // all to the same cache sets, so walking them column-wise in place thrashes L1 and
+    // L2. Instead each group is read row by row into a contiguous buffer (a second
+    // buffer for the partner group), permuted there, and written back row by row.
+    let rev: Vec<usize> = (0..run).map(|x| reverse_bits(x, k)).collect();
+    tasks.into_par_iter().for_each_init(
+        || vec![Scalar::ZERO; run * run],
+        |buf, (m, mut ga, other)| {
+            match other {
+                Some((rm, mut gb)) => {
+                    for (dst, src) in buf.chunks_exact_mut(run).zip(gb.iter()) {
+                        dst.copy_from_slice(src);
                     }
+                    for (row, &ra) in ga.iter_mut().zip(&rev) {
+                        for (x, &rb) in row.iter_mut().zip(&rev) {
+                            std::mem::swap(x, &mut buf[rb * run + ra]);
+                        }
+                    }
+                    for (dst, src) in gb.iter_mut().zip(buf.chunks_exact(run)) {
+                        dst.copy_from_slice(src);
+                    }
+                    scale(&mut gb, rm);
                 }
-                scale(&mut gb, rm);
-            }
-            None => {
-                for a in 0..run {
-                    let ra = reverse_bits(a, k);
-                    for b in 0..run {
-                        let rb = reverse_bits(b, k);
-                        if (a, b) < (rb, ra) {
-                            let t = ga[a][b];
-                            ga[a][b] = ga[rb][ra];
-                            ga[rb][ra] = t;
+                None => {
+                    for (dst, src) in buf.chunks_exact_mut(run).zip(ga.iter()) {
+                        dst.copy_from_slice(src);
+                    }
+                    for (row, &ra) in ga.iter_mut().zip(&rev) {
+                        for (x, &rb) in row.iter_mut().zip(&rev) {
+                            *x = buf[rb * run + ra];
                         }
                     }
                 }
             }
-        }
-        scale(&mut ga, m);
-    });
+            scale(&mut ga, m);
+        },
+    );
 }
 
 #[cfg(test)]
@@ -756,6 +776,8 @@ mod tests {
         let d = EvaluationDomain::new(8).unwrap();
         let g = Scalar::MULTIPLICATIVE_GENERATOR;
         assert_eq!(d.z_on_coset(), g.pow_vartime([8u64]) - Scalar::ONE);
+        assert_eq!(d.z(&g), d.z_on_coset());
+        assert_eq!(d.z(&d.omega()), Scalar::ZERO);
     }
 
     #[test]
@@ -768,7 +790,31 @@ mod tests {
             assert_eq!(tw[k], d.omega().pow_vartime([e]));
             let (w, neg) = twiddle(tw, k, true);
             let w = if neg { -w } else { w };
-            assert_eq!(w, d.omega_inv.pow_vartime([e]), "k = {k}");
+            assert_eq!(w, d.omega().invert().unwrap().pow_vartime([e]), "k = {k}");
+        }
+    }
+
+    #[test]
+    fn bit_reverse_matches_naive() {
+        let (c, h) = (Scalar::from(3u64), Scalar::from(5u64));
+        // Below and above the blocked path's threshold, odd and even middle widths.
+        for log in [0u32, 1, 2, 5, 13, 14, 15, 16, 17] {
+            let n = 1usize << log;
+            let x = random_vec(n, 7 + log as u64);
+            let mut plain = x.clone();
+            bit_reverse_scaled(&mut plain, None);
+            let mut scaled = x.clone();
+            bit_reverse_scaled(&mut scaled, Some((c, h)));
+            let mut ones = x.clone();
+            bit_reverse_scaled(&mut ones, Some((c, Scalar::ONE)));
+            let mut f = c;
+            for i in 0..n {
+                let y = x[reverse_bits(i, log)];
+                assert_eq!(plain[i], y, "n = {n}, i = {i}");
+                assert_eq!(scaled[i], y * f, "scaled, n = {n}, i = {i}");
+                assert_eq!(ones[i], y * c, "1/n-style, n = {n}, i = {i}");
+                f *= h;
+            }
         }
     }
 

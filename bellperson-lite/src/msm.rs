@@ -171,11 +171,15 @@ impl<'a> Terms<'a> {
             None => (lo..hi).for_each(|i| f(i, i)),
             Some(d) => {
                 let mut k = self.first_base[c];
-                // Bits at or past `n` are never set, so whole words can be walked.
                 for (w, &word) in d.words()[lo / 64..hi.div_ceil(64)].iter().enumerate() {
                     let mut bits = word;
                     while bits != 0 {
-                        f(lo + 64 * w + bits.trailing_zeros() as usize, k);
+                        let i = lo + 64 * w + bits.trailing_zeros() as usize;
+                        if i >= hi {
+                            // Cannot happen for a well-formed bitmap; never read past `n`.
+                            break;
+                        }
+                        f(i, k);
                         k += 1;
                         bits &= bits - 1;
                     }
@@ -302,6 +306,7 @@ fn msm<C: Curve>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use group::prime::PrimeCurveAffine;
     use group::Curve as _;
     use proptest::prelude::*;
     use rand::{Rng, SeedableRng};
@@ -382,7 +387,11 @@ mod tests {
             for mix in 0..4 {
                 let s = scalars(n, mix, n as u64 * 10 + mix as u64);
                 let (got, stats) = msm_g1_with_stats(&bases, &s, None).unwrap();
-                assert_eq!(got, naive::<G1Projective, _>(&bases, &s, None), "n={n} mix={mix}");
+                assert_eq!(
+                    got,
+                    naive::<G1Projective, _>(&bases, &s, None),
+                    "n={n} mix={mix}"
+                );
                 assert_eq!(stats.zeros + stats.ones + stats.others, n);
                 if mix == 0 {
                     assert_eq!(stats.zeros, n);
@@ -467,7 +476,9 @@ mod tests {
         assert!(bool::from(msm_g1(&[], &[], None).unwrap().is_identity()));
         assert!(bool::from(msm_g2(&[], &[], None).unwrap().is_identity()));
         let d = Density::new();
-        assert!(bool::from(msm_g1(&[], &[], Some(&d)).unwrap().is_identity()));
+        assert!(bool::from(
+            msm_g1(&[], &[], Some(&d)).unwrap().is_identity()
+        ));
         // All bits clear: no base needed.
         let mut d = Density::new();
         (0..10).for_each(|_| d.push(false));

@@ -40,7 +40,12 @@ pub struct PhaseTimings {
 }
 
 /// Proves one circuit with the given randomness.
-pub fn create_proof<C, P>(circuit: C, params: &P, r: Scalar, s: Scalar) -> Result<Proof, ProverError>
+pub fn create_proof<C, P>(
+    circuit: C,
+    params: &P,
+    r: Scalar,
+    s: Scalar,
+) -> Result<Proof, ProverError>
 where
     C: Circuit<Scalar> + Send,
     P: ProvingKey + ?Sized,
@@ -51,7 +56,11 @@ where
 
 /// Proves one circuit with `r` then `s` drawn from `rng` (the order bellperson draws them in,
 /// so the same seeded rng gives the same proof).
-pub fn create_random_proof<C, P, R>(circuit: C, params: &P, rng: &mut R) -> Result<Proof, ProverError>
+pub fn create_random_proof<C, P, R>(
+    circuit: C,
+    params: &P,
+    rng: &mut R,
+) -> Result<Proof, ProverError>
 where
     C: Circuit<Scalar> + Send,
     P: ProvingKey + ?Sized,
@@ -108,8 +117,12 @@ where
     P: ProvingKey + ?Sized,
     R: RngCore,
 {
-    let r_s: Vec<Scalar> = (0..circuits.len()).map(|_| Scalar::random(&mut *rng)).collect();
-    let s_s: Vec<Scalar> = (0..circuits.len()).map(|_| Scalar::random(&mut *rng)).collect();
+    let r_s: Vec<Scalar> = (0..circuits.len())
+        .map(|_| Scalar::random(&mut *rng))
+        .collect();
+    let s_s: Vec<Scalar> = (0..circuits.len())
+        .map(|_| Scalar::random(&mut *rng))
+        .collect();
     create_proof_batch(circuits, params, &r_s, &s_s)
 }
 
@@ -153,7 +166,14 @@ pub fn prove_from_assignments_with_timings<P: ProvingKey + ?Sized>(
     let mut timings = PhaseTimings::default();
     let mut proofs = Vec::with_capacity(assignments.len());
     for ((assignment, r), s) in assignments.into_iter().zip(r_s).zip(s_s) {
-        proofs.push(prove_one(assignment, &domain, params, *r, *s, &mut timings)?);
+        proofs.push(prove_one(
+            assignment,
+            &domain,
+            params,
+            *r,
+            *s,
+            &mut timings,
+        )?);
     }
     timings.total = start.elapsed();
     Ok((proofs, timings))
@@ -177,11 +197,23 @@ fn check_shapes(assignments: &[ProvingAssignment]) -> Result<(), ProverError> {
     let first = &assignments[0];
     for (index, other) in assignments.iter().enumerate().skip(1) {
         let differs = [
-            ("constraint count", first.num_constraints() != other.num_constraints()),
-            ("input count", first.input_assignment.len() != other.input_assignment.len()),
-            ("aux count", first.aux_assignment.len() != other.aux_assignment.len()),
+            (
+                "constraint count",
+                first.num_constraints() != other.num_constraints(),
+            ),
+            (
+                "input count",
+                first.input_assignment.len() != other.input_assignment.len(),
+            ),
+            (
+                "aux count",
+                first.aux_assignment.len() != other.aux_assignment.len(),
+            ),
             ("A density", first.a_aux_density != other.a_aux_density),
-            ("B input density", first.b_input_density != other.b_input_density),
+            (
+                "B input density",
+                first.b_input_density != other.b_input_density,
+            ),
             ("B aux density", first.b_aux_density != other.b_aux_density),
         ];
         if let Some((what, _)) = differs.into_iter().find(|(_, d)| *d) {
@@ -204,7 +236,11 @@ fn check_params<P: ProvingKey + ?Sized>(
         ("vk.ic (public inputs)", inputs, params.num_inputs()),
         ("h", domain.size() - 1, params.h().len()),
         ("l", shape.aux_assignment.len(), params.l().len()),
-        ("a", inputs + shape.a_aux_density.count_ones(), params.a().len()),
+        (
+            "a",
+            inputs + shape.a_aux_density.count_ones(),
+            params.a().len(),
+        ),
         ("b_g1", b_ones, params.b_g1().len()),
         ("b_g2", b_ones, params.b_g2().len()),
     ];
@@ -294,7 +330,8 @@ fn prove_one<P: ProvingKey + ?Sized>(
     let l_sum = timed(&mut t.msm_l, || msm_g1(params.l(), &aux, None))?;
     let (a_bases_inputs, a_bases_aux) = params.a().split_at(num_inputs);
     let a_sum = timed(&mut t.msm_a, || -> Result<_, ProverError> {
-        Ok(msm_g1(a_bases_inputs, &inputs, None)? + msm_g1(a_bases_aux, &aux, Some(&a_aux_density))?)
+        Ok(msm_g1(a_bases_inputs, &inputs, None)?
+            + msm_g1(a_bases_aux, &aux, Some(&a_aux_density))?)
     })?;
     let (b1_inputs, b1_aux) = params.b_g1().split_at(b_input_ones);
     let b_g1_sum = timed(&mut t.msm_b_g1, || -> Result<_, ProverError> {
@@ -327,7 +364,8 @@ pub fn assemble<P: ProvingKey + ?Sized>(
     let delta_g1 = G1Projective::from(params.delta_g1());
     let a = G1Projective::from(params.alpha_g1()) + a_sum + delta_g1 * r;
     let b_g1 = G1Projective::from(params.beta_g1()) + b_g1_sum + delta_g1 * s;
-    let b = G2Projective::from(params.beta_g2()) + b_g2_sum + G2Projective::from(params.delta_g2()) * s;
+    let b =
+        G2Projective::from(params.beta_g2()) + b_g2_sum + G2Projective::from(params.delta_g2()) * s;
     let c = h_sum + l_sum + a * s + b_g1 * r - delta_g1 * (r * s);
     let mut affine = [G1Affine::identity(); 2];
     G1Projective::batch_normalize(&[a, c], &mut affine);

@@ -242,7 +242,10 @@ mod tests {
     }
 
     impl Circuit<Scalar> for Mul {
-        fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        fn synthesize<CS: ConstraintSystem<Scalar>>(
+            self,
+            cs: &mut CS,
+        ) -> Result<(), SynthesisError> {
             let x = cs.alloc_input(|| "x", || Ok(Scalar::from(self.x)))?;
             let y = cs.alloc(|| "y", || Ok(Scalar::from(self.y)))?;
             let unused = cs.alloc(|| "unused", || Ok(Scalar::from(5)))?;
@@ -305,7 +308,10 @@ mod tests {
             build(&mut part, chunk);
             merged.extend(&part);
         }
-        assert_eq!((&merged.a, &merged.b, &merged.c), (&whole.a, &whole.b, &whole.c));
+        assert_eq!(
+            (&merged.a, &merged.b, &merged.c),
+            (&whole.a, &whole.b, &whole.c)
+        );
         assert_eq!(merged.a_aux_density, whole.a_aux_density);
         assert_eq!(merged.b_aux_density, whole.b_aux_density);
         assert_eq!(merged.b_input_density, whole.b_input_density);

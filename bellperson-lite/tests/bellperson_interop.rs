@@ -42,15 +42,24 @@ fn bp_proof(proof: &Proof) -> bp::Proof<Bls12> {
 }
 
 /// Checks byte equality and cross-verification for one circuit and one parameter set.
-fn check_against_bellperson<C>(circuit: C, input: Scalar, ours: &Parameters, theirs: &bp::Parameters<Bls12>, seed: u64)
-where
+fn check_against_bellperson<C>(
+    circuit: C,
+    input: Scalar,
+    ours: &Parameters,
+    theirs: &bp::Parameters<Bls12>,
+    seed: u64,
+) where
     C: Circuit<Scalar> + Clone + Send,
 {
     let mut rng = rng(seed);
     let (r, s) = (Scalar::random(&mut rng), Scalar::random(&mut rng));
     let our_proof = create_proof(circuit.clone(), ours, r, s).unwrap();
     let their_proof = bp::create_proof(circuit, theirs, r, s).unwrap();
-    assert_eq!(our_proof.to_bytes().to_vec(), bp_bytes(&their_proof), "proof bytes differ");
+    assert_eq!(
+        our_proof.to_bytes().to_vec(),
+        bp_bytes(&their_proof),
+        "proof bytes differ"
+    );
 
     let our_pvk = prepare_verifying_key(&ours.vk);
     let their_pvk = bp::prepare_verifying_key(&theirs.vk);
@@ -68,9 +77,16 @@ where
 fn mix_circuit_with_bellperson_parameters() {
     for (log_size, fraction, seed) in [(6, 0.9, 1), (9, 0.5, 2), (10, 0.0, 3), (8, 1.0, 4)] {
         let circuit = MixCircuit::new(log_size, fraction, seed);
-        let theirs = bp::generate_random_parameters::<Bls12, _, _>(circuit.clone(), &mut rng(seed)).unwrap();
+        let theirs =
+            bp::generate_random_parameters::<Bls12, _, _>(circuit.clone(), &mut rng(seed)).unwrap();
         let ours = from_bellperson(&theirs);
-        check_against_bellperson(circuit.clone(), circuit.public_input(), &ours, &theirs, seed);
+        check_against_bellperson(
+            circuit.clone(),
+            circuit.public_input(),
+            &ours,
+            &theirs,
+            seed,
+        );
     }
 }
 
@@ -85,7 +101,8 @@ fn sha_circuit_with_our_parameters() {
 #[test]
 fn random_batch_draws_randomness_like_bellperson() {
     let circuits: Vec<MixCircuit> = (0..3).map(|_| MixCircuit::new(7, 1.0, 5)).collect();
-    let theirs = bp::generate_random_parameters::<Bls12, _, _>(circuits[0].clone(), &mut rng(5)).unwrap();
+    let theirs =
+        bp::generate_random_parameters::<Bls12, _, _>(circuits[0].clone(), &mut rng(5)).unwrap();
     let ours = from_bellperson(&theirs);
     let our_proofs = create_random_proof_batch(circuits.clone(), &ours, &mut rng(6)).unwrap();
     let their_proofs = bp::create_random_proof_batch(circuits, &theirs, &mut rng(6)).unwrap();
@@ -103,7 +120,10 @@ struct SplitCircuit {
 }
 
 impl SplitCircuit {
-    fn part<CS: ConstraintSystem<Scalar>>(cs: &mut CS, values: &[u64]) -> Result<(), SynthesisError> {
+    fn part<CS: ConstraintSystem<Scalar>>(
+        cs: &mut CS,
+        values: &[u64],
+    ) -> Result<(), SynthesisError> {
         for &v in values {
             let x = cs.alloc(|| "x", || Ok(Scalar::from(v)))?;
             let sq = cs.alloc_input(|| "x^2", || Ok(Scalar::from(v * v)))?;
@@ -137,8 +157,11 @@ impl Circuit<Scalar> for SplitCircuit {
 
 #[test]
 fn extended_circuit_matches_bellperson() {
-    let circuit = SplitCircuit { values: (1..=11).collect() };
-    let theirs = bp::generate_random_parameters::<Bls12, _, _>(circuit.clone(), &mut rng(9)).unwrap();
+    let circuit = SplitCircuit {
+        values: (1..=11).collect(),
+    };
+    let theirs =
+        bp::generate_random_parameters::<Bls12, _, _>(circuit.clone(), &mut rng(9)).unwrap();
     let ours = from_bellperson(&theirs);
     let mut rng = rng(10);
     let (r, s) = (Scalar::random(&mut rng), Scalar::random(&mut rng));
@@ -175,9 +198,21 @@ fn unsatisfied_circuit_is_an_error_not_a_proof() {
 fn parameters_of_another_circuit_are_rejected() {
     let small = MixCircuit::new(6, 0.9, 1);
     let params = generate_random_parameters(small, &mut rng(12)).unwrap();
-    let err = create_proof(MixCircuit::new(7, 0.9, 1), &params, Scalar::ONE, Scalar::ONE).unwrap_err();
+    let err = create_proof(
+        MixCircuit::new(7, 0.9, 1),
+        &params,
+        Scalar::ONE,
+        Scalar::ONE,
+    )
+    .unwrap_err();
     assert!(matches!(err, ProverError::ParamsMismatch { .. }), "{err}");
-    let err = create_proof(SplitCircuit { values: vec![1, 2] }, &params, Scalar::ONE, Scalar::ONE).unwrap_err();
+    let err = create_proof(
+        SplitCircuit { values: vec![1, 2] },
+        &params,
+        Scalar::ONE,
+        Scalar::ONE,
+    )
+    .unwrap_err();
     assert!(matches!(err, ProverError::ParamsMismatch { .. }), "{err}");
 }
 
@@ -185,8 +220,24 @@ fn parameters_of_another_circuit_are_rejected() {
 fn randomness_count_must_match_circuit_count() {
     let circuit = MixCircuit::new(5, 0.9, 1);
     let params = generate_random_parameters(circuit.clone(), &mut rng(13)).unwrap();
-    let err = create_proof_batch(vec![circuit.clone(), circuit], &params, &[Scalar::ONE], &[Scalar::ONE]).unwrap_err();
-    assert!(matches!(err, ProverError::LengthMismatch { what: "r values", expected: 2, actual: 1 }), "{err}");
+    let err = create_proof_batch(
+        vec![circuit.clone(), circuit],
+        &params,
+        &[Scalar::ONE],
+        &[Scalar::ONE],
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ProverError::LengthMismatch {
+                what: "r values",
+                expected: 2,
+                actual: 1
+            }
+        ),
+        "{err}"
+    );
 }
 
 #[test]
@@ -196,5 +247,8 @@ fn circuits_of_different_shapes_cannot_share_a_batch() {
     let params = generate_random_parameters(a.clone(), &mut rng(14)).unwrap();
     let one = [Scalar::ONE, Scalar::ONE];
     let err = create_proof_batch(vec![a, b], &params, &one, &one).unwrap_err();
-    assert!(matches!(err, ProverError::ShapeMismatch { index: 1, .. }), "{err}");
+    assert!(
+        matches!(err, ProverError::ShapeMismatch { index: 1, .. }),
+        "{err}"
+    );
 }

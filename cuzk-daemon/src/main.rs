@@ -7,7 +7,7 @@
 //!   (memory-mapped, points decoded in parallel, subgroup-checked unless `--unchecked`) and
 //!   print its section sizes, or the section and offset where it is broken.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -31,14 +31,26 @@ fn main() -> Result<()> {
     }
 }
 
-fn params_info(path: &PathBuf, checked: bool) -> Result<()> {
+fn params_info(path: &Path, checked: bool) -> Result<()> {
     let start = Instant::now();
     let params = read_parameters_mmap(path, checked)
         .with_context(|| format!("reading {}", path.display()))?;
-    println!("{}: read in {:.1} ms ({})", path.display(), start.elapsed().as_secs_f64() * 1e3,
-        if checked { "subgroup-checked" } else { "unchecked" });
+    println!(
+        "{}: read in {:.1} ms ({})",
+        path.display(),
+        start.elapsed().as_secs_f64() * 1e3,
+        if checked {
+            "subgroup-checked"
+        } else {
+            "unchecked"
+        }
+    );
     println!("  public inputs (ic): {}", params.vk.ic.len());
-    println!("  h:    {:>10} G1 (domain 2^{})", params.h.len(), (params.h.len() + 1).next_power_of_two().trailing_zeros());
+    println!(
+        "  h:    {:>10} G1 (domain 2^{})",
+        params.h.len(),
+        (params.h.len() + 1).next_power_of_two().trailing_zeros()
+    );
     println!("  l:    {:>10} G1", params.l.len());
     println!("  a:    {:>10} G1", params.a.len());
     println!("  b_g1: {:>10} G1", params.b_g1.len());

@@ -58,7 +58,10 @@ pub fn run(options: &Options) -> Result<()> {
     }
 
     println!("\nsummary ({circuit_name}, median total per proof)");
-    println!("  {:<6} {:>12} {:>16} {:>8}", "size", "cuzk ms", "bellperson ms", "ratio");
+    println!(
+        "  {:<6} {:>12} {:>16} {:>8}",
+        "size", "cuzk ms", "bellperson ms", "ratio"
+    );
     for (log_size, ours, theirs) in summary {
         match theirs {
             Some(theirs) => println!(
@@ -68,7 +71,13 @@ pub fn run(options: &Options) -> Result<()> {
                 ms(theirs),
                 theirs.as_secs_f64() / ours.as_secs_f64()
             ),
-            None => println!("  2^{:<4} {:>12} {:>16} {:>8}", log_size, ms(ours), "-", "-"),
+            None => println!(
+                "  2^{:<4} {:>12} {:>16} {:>8}",
+                log_size,
+                ms(ours),
+                "-",
+                "-"
+            ),
         }
     }
     Ok(())
@@ -99,7 +108,8 @@ where
     let mut theirs: Vec<Duration> = Vec::new();
     for run in 0..runs {
         let (r, s) = (Scalar::random(&mut rng), Scalar::random(&mut rng));
-        let (proofs, timings) = create_proof_batch_with_timings(vec![circuit.clone()], &srs, &[r], &[s])?;
+        let (proofs, timings) =
+            create_proof_batch_with_timings(vec![circuit.clone()], &srs, &[r], &[s])?;
         ours.push(timings);
         if let Some(params) = &reference_params {
             let start = Instant::now();
@@ -117,7 +127,10 @@ where
     if !theirs.is_empty() {
         rows.push(("bellperson", theirs.clone()));
     }
-    print_table(&format!("2^{log_size} per-phase timings, {runs} runs"), &rows);
+    print_table(
+        &format!("2^{log_size} per-phase timings, {runs} runs"),
+        &rows,
+    );
     let our_median = Summary::of(&ours.iter().map(|t| t.total).collect::<Vec<_>>())
         .map(|s| s.median)
         .unwrap_or_default();
@@ -133,7 +146,10 @@ where
 
 /// The same points as a bellperson parameter set. `gamma_g2` and `ic` are not used by the
 /// prover and are filled with arbitrary points.
-fn to_bellperson(srs: &BenchmarkSrs, rng: &mut ChaCha20Rng) -> bellperson::groth16::Parameters<Bls12> {
+fn to_bellperson(
+    srs: &BenchmarkSrs,
+    rng: &mut ChaCha20Rng,
+) -> bellperson::groth16::Parameters<Bls12> {
     let vk = bellperson::groth16::VerifyingKey::<Bls12> {
         alpha_g1: *srs.alpha_g1(),
         beta_g1: *srs.beta_g1(),

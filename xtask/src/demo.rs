@@ -34,11 +34,15 @@ pub fn run(options: &Options) -> Result<()> {
     let dir = std::env::temp_dir().join("cuzk-demo");
     std::fs::create_dir_all(&dir)?;
     let path = dir.join(format!("sha-2^{log_size}.params"));
-    let file = std::fs::File::create(&path).with_context(|| format!("create {}", path.display()))?;
+    let file =
+        std::fs::File::create(&path).with_context(|| format!("create {}", path.display()))?;
     write_parameters(&params, std::io::BufWriter::new(file))?;
     let start = Instant::now();
     let loaded = read_parameters_mmap(&path, true)?;
-    ensure!(loaded == params, "parameters read back differ from those written");
+    ensure!(
+        loaded == params,
+        "parameters read back differ from those written"
+    );
     println!(
         "parameters written to {} ({} MiB) and read back (mmap, checked) in {} ms",
         path.display(),
@@ -55,7 +59,10 @@ pub fn run(options: &Options) -> Result<()> {
         let (proof, t) = create_proof_batch_with_timings(vec![circuit], &loaded, &[r], &[s])?;
         let proof: Proof = proof[0];
         let start = Instant::now();
-        ensure!(verify_proof(&pvk, &proof, &[input])?, "proof {seed} does not verify");
+        ensure!(
+            verify_proof(&pvk, &proof, &[input])?,
+            "proof {seed} does not verify"
+        );
         ensure!(
             !verify_proof(&pvk, &proof, &[input + Scalar::ONE])?,
             "proof {seed} verifies with a wrong public input"
@@ -67,7 +74,10 @@ pub fn run(options: &Options) -> Result<()> {
         );
         timings.push(t);
     }
-    print_table(&format!("\nper-phase timings over {proofs} proofs (CPU)"), &phase_rows(&timings));
+    print_table(
+        &format!("\nper-phase timings over {proofs} proofs (CPU)"),
+        &phase_rows(&timings),
+    );
     Ok(())
 }
 

@@ -38,7 +38,10 @@ pub fn ms(d: Duration) -> String {
 /// Prints rows of `(phase, samples)` as a `median / min / max` table in milliseconds.
 pub fn print_table(title: &str, rows: &[(&str, Vec<Duration>)]) {
     println!("{title}");
-    println!("  {:<12} {:>11} {:>11} {:>11}", "phase", "median ms", "min ms", "max ms");
+    println!(
+        "  {:<12} {:>11} {:>11} {:>11}",
+        "phase", "median ms", "min ms", "max ms"
+    );
     for (name, samples) in rows {
         if let Some(s) = Summary::of(samples) {
             println!(

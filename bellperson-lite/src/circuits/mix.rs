@@ -28,7 +28,10 @@ pub struct MixCircuit {
 enum Step {
     Bit(bool),
     /// `y = 1 / (prev + k)`.
-    Inverse { k: Scalar, y: Scalar },
+    Inverse {
+        k: Scalar,
+        y: Scalar,
+    },
 }
 
 impl MixCircuit {
@@ -167,7 +170,10 @@ mod tests {
         let fraction = bits as f64 / cs.aux_assignment.len() as f64;
         assert!((0.87..0.93).contains(&fraction), "fraction {fraction}");
         let all_random = synthesize_circuit(MixCircuit::new(8, 0.0, 1)).unwrap();
-        assert!(all_random.aux_assignment.iter().all(|v| *v != Scalar::ZERO && *v != Scalar::ONE));
+        assert!(all_random
+            .aux_assignment
+            .iter()
+            .all(|v| *v != Scalar::ZERO && *v != Scalar::ONE));
     }
 
     #[test]

@@ -16,7 +16,9 @@ pub use self::sha::{ShaCircuit, SHA256_COMPRESSION_CONSTRAINTS};
 
 /// A test circuit cannot be built at the requested size.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("the {circuit} circuit needs at least 2^{min_log_size} constraints, 2^{log_size} was asked for")]
+#[error(
+    "the {circuit} circuit needs at least 2^{min_log_size} constraints, 2^{log_size} was asked for"
+)]
 pub struct CircuitSizeError {
     pub circuit: &'static str,
     pub log_size: u32,

@@ -139,11 +139,19 @@ impl Circuit<Scalar> for ShaCircuit {
             }
         }
         let x = cs.alloc_input(|| "x", || value.ok_or(SynthesisError::AssignmentMissing))?;
-        cs.enforce(|| "x = packed state", |lc| lc + x, |lc| lc + CS::one(), |_| packed);
+        cs.enforce(
+            || "x = packed state",
+            |lc| lc + x,
+            |lc| lc + CS::one(),
+            |_| packed,
+        );
 
         let mut rng = ChaCha8Rng::seed_from_u64(self.seed ^ 0x5041_4444);
         for i in 0..self.padding() {
-            AllocatedBit::alloc(cs.namespace(|| format!("pad {i}")), Some(rng.next_u32() & 1 == 1))?;
+            AllocatedBit::alloc(
+                cs.namespace(|| format!("pad {i}")),
+                Some(rng.next_u32() & 1 == 1),
+            )?;
         }
         Ok(())
     }

@@ -69,15 +69,17 @@ where
 {
     const CHUNK: usize = 4096;
     let mut out = vec![G::identity().to_affine(); count];
-    out.par_chunks_mut(CHUNK).enumerate().for_each(|(chunk, out)| {
-        let mut p = start + step * Scalar::from((chunk * CHUNK) as u64);
-        let mut projective = Vec::with_capacity(out.len());
-        for _ in 0..out.len() {
-            projective.push(p);
-            p += step;
-        }
-        G::batch_normalize(&projective, out);
-    });
+    out.par_chunks_mut(CHUNK)
+        .enumerate()
+        .for_each(|(chunk, out)| {
+            let mut p = start + step * Scalar::from((chunk * CHUNK) as u64);
+            let mut projective = Vec::with_capacity(out.len());
+            for _ in 0..out.len() {
+                projective.push(p);
+                p += step;
+            }
+            G::batch_normalize(&projective, out);
+        });
     out
 }
 

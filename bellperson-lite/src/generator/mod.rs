@@ -156,7 +156,8 @@ pub fn generate_parameters<C: Circuit<Scalar>>(
 
     let domain = EvaluationDomain::new(cs.num_constraints)?;
     let n = domain.size();
-    let (gamma_inv, delta_inv) = match (Option::from(gamma.invert()), Option::from(delta.invert())) {
+    let (gamma_inv, delta_inv) = match (Option::from(gamma.invert()), Option::from(delta.invert()))
+    {
         (Some(g), Some(d)) => (g, d),
         _ => return Err(SynthesisError::UnexpectedIdentity.into()),
     };
@@ -186,28 +187,29 @@ pub fn generate_parameters<C: Circuit<Scalar>>(
     domain.ifft(&mut lagrange)?;
 
     let eval = |column: &Column| -> Scalar {
-        column
-            .iter()
-            .fold(Scalar::ZERO, |acc, (row, coeff)| acc + lagrange[*row] * coeff)
+        column.iter().fold(Scalar::ZERO, |acc, (row, coeff)| {
+            acc + lagrange[*row] * coeff
+        })
     };
-    let evaluate = |vars: &[[Column; 3]], scale: Scalar| -> (Vec<Scalar>, Vec<Scalar>, Vec<Scalar>) {
-        let uvw: Vec<(Scalar, Scalar, Scalar)> = vars
-            .par_iter()
-            .map(|[a, b, c]| {
-                let (u, v, w) = (eval(a), eval(b), eval(c));
-                (u, v, (beta * u + alpha * v + w) * scale)
-            })
-            .collect();
-        let mut u = Vec::with_capacity(uvw.len());
-        let mut v = Vec::with_capacity(uvw.len());
-        let mut k = Vec::with_capacity(uvw.len());
-        for (a, b, c) in uvw {
-            u.push(a);
-            v.push(b);
-            k.push(c);
-        }
-        (u, v, k)
-    };
+    let evaluate =
+        |vars: &[[Column; 3]], scale: Scalar| -> (Vec<Scalar>, Vec<Scalar>, Vec<Scalar>) {
+            let uvw: Vec<(Scalar, Scalar, Scalar)> = vars
+                .par_iter()
+                .map(|[a, b, c]| {
+                    let (u, v, w) = (eval(a), eval(b), eval(c));
+                    (u, v, (beta * u + alpha * v + w) * scale)
+                })
+                .collect();
+            let mut u = Vec::with_capacity(uvw.len());
+            let mut v = Vec::with_capacity(uvw.len());
+            let mut k = Vec::with_capacity(uvw.len());
+            for (a, b, c) in uvw {
+                u.push(a);
+                v.push(b);
+                k.push(c);
+            }
+            (u, v, k)
+        };
     let (u_in, v_in, ic_scalars) = evaluate(&cs.inputs, gamma_inv);
     let (u_aux, v_aux, l_scalars) = evaluate(&cs.aux, delta_inv);
 
