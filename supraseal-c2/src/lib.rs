@@ -1,9 +1,28 @@
 //! supraseal-c2: the Rust side of the cuzk-cuda C ABI.
 //!
-//! It will hold the bindings to the kernels' `extern "C"` entry points and the safe wrappers
-//! over them (GPU locks, device-resident SRS, errors returned as `{code, message}`).
-//! The ABI does not exist yet, so neither do the bindings; this crate only passes the `cuda`
-//! feature down and reports it.
+//! - [`ffi`]: the raw declarations, generated from `cuda/include/cuzk/*.h` under the `cuda`
+//!   feature, and [`ffi::check`], which turns a returned `cuzk_error_t` into a `Result`.
+//! - [`error`]: [`CudaError`], the typed form of the library's `{code, message}` errors.
+//!
+//! The safe wrappers over the kernels (NTT, MSM, ...) live in one module each and go through
+//! `ffi`. Without the `cuda` feature nothing CUDA is linked and [`gpu_support_compiled`] is
+//! false.
+
+pub mod error;
+pub mod ffi;
+#[cfg(feature = "cuda")]
+pub mod msm;
+#[cfg(feature = "cuda")]
+pub mod ntt;
+#[cfg(feature = "cuda")]
+pub mod testing;
+
+pub use error::CudaError;
+
+// The kernels' static library comes with the cuzk-cuda crate only if that crate is linked,
+// and rustc links a dependency only when something names it.
+#[cfg(feature = "cuda")]
+extern crate cuzk_cuda;
 
 /// Whether the GPU path was compiled in.
 pub fn gpu_support_compiled() -> bool {

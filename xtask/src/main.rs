@@ -3,17 +3,25 @@
 //! - `demo`: build a small circuit, generate its parameters, prove a few proofs on the CPU,
 //!   verify them and print per-phase timings.
 //! - `bench-phases`: the per-phase benchmark table (see `docs/benchmarks.md`).
+//! - `cuda-toolchain`: install the pinned CUDA compiler from PyPI, print the exports.
+//! - `gpu-bundle`: build the GPU tests and benchmarks into `gpu-bundle/` for the GPU machine.
 
 mod bench;
+mod cuda_toolchain;
 mod demo;
+mod gpu_bundle;
 mod stats;
+
+use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 
 const USAGE: &str = "usage:
   cargo xtask demo [--log-size N] [--proofs K]
   cargo xtask bench-phases [--backend cpu] [--circuit sha|mix] [--sizes 16..20] [--runs R]
-                           [--no-reference]";
+                           [--no-reference]
+  eval \"$(cargo xtask cuda-toolchain)\"   (installs nvcc into .cache/, prints NVCC/CUDA_HOME)
+  cargo xtask gpu-bundle [--keep-debug]   (GPU tests and benchmarks into gpu-bundle/)";
 
 fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
@@ -25,12 +33,20 @@ fn main() -> Result<()> {
     match command.as_str() {
         "demo" => demo::run(&options),
         "bench-phases" => bench::run(&options),
+        "cuda-toolchain" => cuda_toolchain::run(),
+        "gpu-bundle" => gpu_bundle::run(&options),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             Ok(())
         }
         other => bail!("unknown command `{other}`\n{USAGE}"),
     }
+}
+
+/// The workspace's root folder (xtask lives one level below it).
+pub fn workspace_root() -> PathBuf {
+    let xtask = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    xtask.parent().map(PathBuf::from).unwrap_or(xtask)
 }
 
 /// Command-line options shared by the tasks; each task reads the ones it understands.

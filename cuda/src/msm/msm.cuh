@@ -1,0 +1,47 @@
+// Internals shared by the MSM, the batch addition and their benchmark: the stream-ordered
+// implementations behind the C entry points (cuzk/msm.h), and the small kernels both use to
+// sum arrays of accumulators and to hand results back in blst's Jacobian layout.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ec/g1.cuh"
+#include "util/error.cuh"
+#include "util/resources.cuh"
+
+namespace cuzk::msm {
+
+// sum_i scalars[i] * points[i] into *d_out (device), enqueued on `stream`. Scalars are blst
+// Montgomery form. Scratch memory is allocated and freed stream-ordered.
+void msm_g1_device(const affine_t* d_points, const fr_t* d_scalars, size_t n, jacobian_t* d_out,
+                   cudaStream_t stream);
+
+// For each of `count` bitmaps (stride `wpb` words), the sum of the selected points, into
+// d_out[0 .. count) (device), enqueued on `stream`.
+void batch_add_g1_device(const affine_t* d_points, size_t n, const uint64_t* d_words, size_t wpb, size_t count,
+                         jacobian_t* d_out, cudaStream_t stream);
+
+// out[g][o] = sum of in[g][o*fan .. min(len, (o+1)*fan)) for g < groups, o < ceil(len/fan).
+// One thread per output: the arrays summed here are small (partial sums), so a plain
+// sequential loop per thread is enough.
+__global__ void reduce_kernel(const xyzz_t* in, size_t groups, size_t len, size_t fan, xyzz_t* out);
+
+// out[i] = in[i] in Jacobian form, i < count.
+__global__ void to_jacobian_kernel(const xyzz_t* in, jacobian_t* out, size_t count);
+
+// Sums each of `groups` rows of `len` accumulators down to one, on `stream`; returns the
+// buffer holding the `groups` results (either `in` itself when len == 1, or `scratch`'s
+// contents). `scratch` is replaced as needed.
+const xyzz_t* reduce_rows(const xyzz_t* in, size_t groups, size_t len, dev_ptr_t<xyzz_t>& scratch_a,
+                          dev_ptr_t<xyzz_t>& scratch_b, cudaStream_t stream);
+
+// Blocks for `n` threads of `threads` each, at least one.
+inline unsigned blocks_for(size_t n, unsigned threads) {
+    size_t b = (n + threads - 1) / threads;
+    return unsigned(b == 0 ? 1 : b);
+}
+
+}  // namespace cuzk::msm

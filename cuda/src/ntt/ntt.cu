@@ -1,0 +1,294 @@
+// NTT over Fr: per-device twiddle tables, the pass plan, the four transforms, the fused H
+// pipeline of Groth16, and their C entry points (cuzk/ntt.h).
+//
+// Every transform is a chain of radix-2^k passes (kernels.cuh) plus at most one in-place
+// bit-reversal pass, so 2^27 elements cost four trips through global memory:
+//   forward        DIF passes with w                         then bit reversal
+//   inverse        DIF passes with w^-1                      then bit reversal scaled by 1/n
+//   coset forward  DIF passes with w, g^i applied on load    then bit reversal
+//   coset inverse  DIF passes with w^-1                      then bit reversal scaled by g^-i/n
+// The H pipeline needs no bit reversal until its very end: ifft by DIF passes with w^-1 leaves
+// coefficients in bit-reversed order, scaled on the way out by g^i/n at their true index i,
+// which is exactly the input DIT passes with w want to produce coset evaluations in natural
+// order. The last transform forms a*b - c as it loads and ends with a bit reversal scaled by
+// g^-i/(n (g^n - 1)).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <memory>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "cuzk/ntt.h"
+#include "ntt/kernels.cuh"
+#include "ntt/ntt.cuh"
+#include "util/error.cuh"
+#include "util/resources.cuh"
+
+namespace cuzk::ntt {
+namespace {
+
+// The constants of one device, built on first use and kept for the life of the process
+// (about 4 MiB; freeing them at exit would race the CUDA runtime's own teardown).
+struct domain_t {
+    // Index 0: the forward root w_max / the generator g; index 1: their inverses.
+    const fr_t* w_hi[2];
+    const fr_t* w_lo[2];
+    const fr_t* g_hi[2];
+    const fr_t* g_lo[2];
+    const fr_t* n_inv;  // [MAX_LOG + 1]: 1/2^L
+    const fr_t* z_inv;  // [MAX_LOG + 1]: 1/(g^(2^L) - 1)
+};
+
+constexpr uint32_t PASS_SMEM_MAX = fr_t::N * 4u << BLOCK_LOG;
+
+domain_t build_domain() {
+    const size_t consts = 2 * (MAX_LOG + 1) + 1;
+    const size_t total = 8 * size_t(TABLE_LEN) + consts;
+    fr_t* mem = nullptr;
+    CUZK_CUDA_CHECK(cudaMalloc(&mem, total * sizeof(fr_t)));
+    fr_t* tables = mem;
+    fr_t* n_inv = mem + 8 * size_t(TABLE_LEN);
+    fr_t* z_inv = n_inv + MAX_LOG + 1;
+    fr_t* g_inv = z_inv + MAX_LOG + 1;
+
+    stream_t s;
+    domain_consts_kernel<<<1, 32, 0, s>>>(n_inv, z_inv, g_inv);
+    CUZK_LAUNCH_CHECK();
+    power_tables_kernel<<<TABLE_LEN / 128, 128, 0, s>>>(tables, g_inv);
+    CUZK_LAUNCH_CHECK();
+    s.sync();
+
+    CUZK_CUDA_CHECK(cudaFuncSetAttribute(pass_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         PASS_SMEM_MAX));
+    CUZK_CUDA_CHECK(cudaFuncSetAttribute(pass_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         PASS_SMEM_MAX));
+
+    domain_t d;
+    for (int i = 0; i < 4; i++) {
+        const fr_t* hi = tables + (2 * i) * size_t(TABLE_LEN);
+        const fr_t* lo = tables + (2 * i + 1) * size_t(TABLE_LEN);
+        if (i < 2) {
+            d.w_hi[i] = hi;
+            d.w_lo[i] = lo;
+        } else {
+            d.g_hi[i - 2] = hi;
+            d.g_lo[i - 2] = lo;
+        }
+    }
+    d.n_inv = n_inv;
+    d.z_inv = z_inv;
+    return d;
+}
+
+const domain_t& domain() {
+    static std::mutex mu;
+    static std::vector<std::unique_ptr<domain_t>> per_device;
+    int dev = 0;
+    CUZK_CUDA_CHECK(cudaGetDevice(&dev));
+    std::lock_guard<std::mutex> lock(mu);
+    if (per_device.size() <= size_t(dev)) per_device.resize(dev + 1);
+    if (!per_device[dev]) per_device[dev] = std::make_unique<domain_t>(build_domain());
+    return *per_device[dev];
+}
+
+// Pass sizes, top bits first: at most 11 bits for the last pass (a block's 2^11 elements),
+// at most 9 for the others so that a block holds at least 4 adjacent groups (128-byte runs).
+std::vector<uint32_t> split(uint32_t L) {
+    if (L <= BLOCK_LOG) return {L};
+    uint32_t passes = 1 + (L - BLOCK_LOG + 8) / 9;
+    uint32_t kn = std::min(9u, L / passes);
+    std::vector<uint32_t> ks(passes - 1, kn);
+    ks.push_back(L - (passes - 1) * kn);
+    return ks;
+}
+
+pass_t make_pass(uint32_t L, uint32_t k, uint32_t m) {
+    pass_t p;
+    p.L = L;
+    p.k = k;
+    p.m = m;
+    p.log_g = L <= BLOCK_LOG ? 0 : BLOCK_LOG - k;
+    p.log_r = std::min(m, p.log_g);
+    return p;
+}
+
+template <bool DIT>
+void launch_pass(fr_t* x, const fr_t* b, const fr_t* c, const pass_t& p, const fr_t* tw_hi, const fr_t* tw_lo,
+                 const scale_t& pre, const scale_t& post, cudaStream_t stream) {
+    const uint32_t E = 1u << (p.k + p.log_g);
+    const uint32_t threads = std::min(PASS_THREADS, E / 2);
+    const uint32_t blocks = 1u << (p.L - p.k - p.log_g);
+    const size_t smem = size_t(fr_t::N) * 4 * E;
+    pass_kernel<DIT><<<blocks, threads, smem, stream>>>(x, b, c, p, tw_hi, tw_lo, pre, post);
+    CUZK_LAUNCH_CHECK();
+}
+
+// The forward family: natural order in, bit-reversed out. `pre` and the a*b - c combination
+// apply on the first pass's loads, `post` on the last pass's stores.
+void dif(const domain_t& d, fr_t* x, uint32_t L, int root, const scale_t& pre, const scale_t& post,
+         const fr_t* b, const fr_t* c, cudaStream_t stream) {
+    std::vector<uint32_t> ks = split(L);
+    uint32_t m = L;
+    for (size_t i = 0; i < ks.size(); i++) {
+        m -= ks[i];
+        bool first = i == 0, last = i + 1 == ks.size();
+        launch_pass<false>(x, first ? b : nullptr, first ? c : nullptr, make_pass(L, ks[i], m), d.w_hi[root],
+                           d.w_lo[root], first ? pre : scale_t{}, last ? post : scale_t{}, stream);
+    }
+}
+
+// The reverse family: bit-reversed order in, natural out.
+void dit(const domain_t& d, fr_t* x, uint32_t L, int root, cudaStream_t stream) {
+    std::vector<uint32_t> ks = split(L);
+    uint32_t m = 0;
+    for (size_t i = ks.size(); i-- > 0;) {
+        launch_pass<true>(x, nullptr, nullptr, make_pass(L, ks[i], m), d.w_hi[root], d.w_lo[root], scale_t{},
+                          scale_t{}, stream);
+        m += ks[i];
+    }
+}
+
+void bit_reverse(fr_t* x, uint32_t L, const scale_t& post, cudaStream_t stream) {
+    uint32_t B = std::min(BITREV_TILE_LOG, L / 2);
+    uint32_t blocks = 1u << (L - 2 * B);
+    uint32_t threads = std::min(256u, 1u << (2 * B));
+    bitrev_kernel<<<blocks, threads, 0, stream>>>(x, L, B, post);
+    CUZK_LAUNCH_CHECK();
+}
+
+// A power table of g^(+-1) scaled by constants, covering indices below 2^L: the per-call
+// high half of s * g^(+-i). Lives until the end of the caller's stream work.
+dev_ptr_t<fr_t> scaled_powers(const domain_t& d, int inv, uint32_t L, const fr_t* c1, const fr_t* c2,
+                              cudaStream_t stream) {
+    uint32_t count = ((1u << L) + TABLE_LEN - 1) >> TABLE_BITS;
+    dev_ptr_t<fr_t> t(count, stream);
+    scale_table_kernel<<<(count + 127) / 128, 128, 0, stream>>>(t.get(), d.g_hi[inv], c1, c2, count);
+    CUZK_LAUNCH_CHECK();
+    return t;
+}
+
+scale_t powers(const fr_t* hi, const fr_t* lo, bool by_bitrev) {
+    scale_t s;
+    s.mode = SCALE_POWERS;
+    s.hi = hi;
+    s.lo = lo;
+    s.bitrev = by_bitrev;
+    return s;
+}
+
+}  // namespace
+
+void check_args(uint32_t log_n, int kind) {
+    CUZK_REQUIRE(log_n >= 1 && log_n <= MAX_LOG, "NTT size must be 2^1 .. 2^28");
+    CUZK_REQUIRE(kind >= 0 && kind <= 3, "unknown NTT kind");
+}
+
+void transform(fr_t* x, uint32_t L, kind_t kind, cudaStream_t stream) {
+    const domain_t& d = domain();
+    switch (kind) {
+        case kind_t::forward:
+            dif(d, x, L, 0, scale_t{}, scale_t{}, nullptr, nullptr, stream);
+            bit_reverse(x, L, scale_t{}, stream);
+            break;
+        case kind_t::inverse: {
+            dif(d, x, L, 1, scale_t{}, scale_t{}, nullptr, nullptr, stream);
+            scale_t s;
+            s.mode = SCALE_CONST;
+            s.c = d.n_inv + L;
+            bit_reverse(x, L, s, stream);
+            break;
+        }
+        case kind_t::coset_forward:
+            dif(d, x, L, 0, powers(d.g_hi[0], d.g_lo[0], false), scale_t{}, nullptr, nullptr, stream);
+            bit_reverse(x, L, scale_t{}, stream);
+            break;
+        case kind_t::coset_inverse: {
+            dif(d, x, L, 1, scale_t{}, scale_t{}, nullptr, nullptr, stream);
+            dev_ptr_t<fr_t> hi = scaled_powers(d, 1, L, d.n_inv + L, nullptr, stream);
+            bit_reverse(x, L, powers(hi.get(), d.g_lo[1], false), stream);
+            break;
+        }
+    }
+}
+
+void h_pipeline(fr_t* a, fr_t* b, fr_t* c, uint32_t L, cudaStream_t stream) {
+    const domain_t& d = domain();
+    // Evaluations -> coefficients (bit-reversed, times g^i / n) -> coset evaluations.
+    dev_ptr_t<fr_t> to_coset = scaled_powers(d, 0, L, d.n_inv + L, nullptr, stream);
+    for (fr_t* x : {a, b, c}) {
+        dif(d, x, L, 1, scale_t{}, powers(to_coset.get(), d.g_lo[0], true), nullptr, nullptr, stream);
+        dit(d, x, L, 0, stream);
+    }
+    // (a*b - c) on the coset -> coefficients, times g^-i / (n (g^n - 1)).
+    dev_ptr_t<fr_t> from_coset = scaled_powers(d, 1, L, d.n_inv + L, d.z_inv + L, stream);
+    dif(d, a, L, 1, scale_t{}, scale_t{}, b, c, stream);
+    bit_reverse(a, L, powers(from_coset.get(), d.g_lo[1], false), stream);
+}
+
+}  // namespace cuzk::ntt
+
+namespace {
+
+void require_device_ptr(const void* p, const char* what) {
+    CUZK_REQUIRE(p != nullptr, what);
+    CUZK_REQUIRE(reinterpret_cast<uintptr_t>(p) % 16 == 0, "device buffers must be 16-byte aligned");
+}
+
+}  // namespace
+
+extern "C" cuzk_error_t cuzk_ntt(cuzk_fr_t* data, uint32_t log_n, int kind) {
+    return cuzk::guard([&] {
+        cuzk::ntt::check_args(log_n, kind);
+        CUZK_REQUIRE(data != nullptr, "null data");
+        const size_t bytes = sizeof(cuzk::fr_t) << log_n;
+        cuzk::stream_t s;
+        cuzk::dev_ptr_t<cuzk::fr_t> d(size_t(1) << log_n, s);
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(d.get(), data, bytes, cudaMemcpyHostToDevice, s));
+        cuzk::ntt::transform(d.get(), log_n, cuzk::ntt::kind_t(kind), s);
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(data, d.get(), bytes, cudaMemcpyDeviceToHost, s));
+        s.sync();
+    });
+}
+
+extern "C" cuzk_error_t cuzk_ntt_device(cuzk_fr_t* d_data, uint32_t log_n, int kind, cuzk_stream_t stream) {
+    return cuzk::guard([&] {
+        cuzk::ntt::check_args(log_n, kind);
+        require_device_ptr(d_data, "null device buffer");
+        cuzk::ntt::transform(reinterpret_cast<cuzk::fr_t*>(d_data), log_n, cuzk::ntt::kind_t(kind), stream);
+    });
+}
+
+extern "C" cuzk_error_t cuzk_ntt_h(const cuzk_fr_t* a, const cuzk_fr_t* b, const cuzk_fr_t* c, size_t len,
+                                   uint32_t log_n, cuzk_fr_t* h) {
+    return cuzk::guard([&] {
+        cuzk::ntt::check_args(log_n, 0);
+        const size_t n = size_t(1) << log_n;
+        CUZK_REQUIRE(len <= n, "more evaluations than the domain size");
+        CUZK_REQUIRE(h != nullptr && (len == 0 || (a && b && c)), "null pointer");
+        cuzk::stream_t s;
+        cuzk::dev_ptr_t<cuzk::fr_t> d[3] = {{n, s}, {n, s}, {n, s}};
+        const cuzk_fr_t* src[3] = {a, b, c};
+        for (int i = 0; i < 3; i++) {
+            if (len) CUZK_CUDA_CHECK(cudaMemcpyAsync(d[i].get(), src[i], len * sizeof(cuzk::fr_t),
+                                                     cudaMemcpyHostToDevice, s));
+            if (len < n) CUZK_CUDA_CHECK(cudaMemsetAsync(d[i].get() + len, 0, (n - len) * sizeof(cuzk::fr_t), s));
+        }
+        cuzk::ntt::h_pipeline(d[0].get(), d[1].get(), d[2].get(), log_n, s);
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(h, d[0].get(), n * sizeof(cuzk::fr_t), cudaMemcpyDeviceToHost, s));
+        s.sync();
+    });
+}
+
+extern "C" cuzk_error_t cuzk_ntt_h_device(cuzk_fr_t* d_a, cuzk_fr_t* d_b, cuzk_fr_t* d_c, uint32_t log_n,
+                                          cuzk_stream_t stream) {
+    return cuzk::guard([&] {
+        cuzk::ntt::check_args(log_n, 0);
+        require_device_ptr(d_a, "null device buffer a");
+        require_device_ptr(d_b, "null device buffer b");
+        require_device_ptr(d_c, "null device buffer c");
+        cuzk::ntt::h_pipeline(reinterpret_cast<cuzk::fr_t*>(d_a), reinterpret_cast<cuzk::fr_t*>(d_b),
+                              reinterpret_cast<cuzk::fr_t*>(d_c), log_n, stream);
+    });
+}

@@ -1,0 +1,24 @@
+// The NTT's C++ interface inside the library (the C ABI is cuzk/ntt.h): used by the entry
+// points in ntt.cu and by the benchmark and test helpers.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "ff/bls12_381.cuh"
+
+namespace cuzk::ntt {
+
+enum class kind_t : int { forward = 0, inverse = 1, coset_forward = 2, coset_inverse = 3 };
+
+// Checks log_n and the kind; throws invalid_argument.
+void check_args(uint32_t log_n, int kind);
+
+// In-place transform of d_data[0 .. 2^log_n), enqueued on `stream`.
+void transform(fr_t* d_data, uint32_t log_n, kind_t kind, cudaStream_t stream);
+
+// The H pipeline on device buffers (see cuzk_ntt_h_device), enqueued on `stream`.
+void h_pipeline(fr_t* d_a, fr_t* d_b, fr_t* d_c, uint32_t log_n, cudaStream_t stream);
+
+}  // namespace cuzk::ntt

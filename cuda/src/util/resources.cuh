@@ -1,0 +1,121 @@
+// RAII owners for device memory, pinned host memory, streams and events.
+//
+// Each owner frees in its destructor and is move-only, so an exception thrown half-way
+// through an entry point releases everything acquired so far. Destructors never throw:
+// a failure to free during unwinding is ignored (the original error is the one to report).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "util/error.cuh"
+
+namespace cuzk {
+
+// A CUDA stream owned by the caller of the kernels (one per worker).
+class stream_t {
+public:
+    stream_t() { CUZK_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+    ~stream_t() {
+        if (s_) cudaStreamDestroy(s_);
+    }
+    stream_t(const stream_t&) = delete;
+    stream_t& operator=(const stream_t&) = delete;
+    stream_t(stream_t&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
+
+    operator cudaStream_t() const { return s_; }
+    void sync() const { CUZK_CUDA_CHECK(cudaStreamSynchronize(s_)); }
+
+private:
+    cudaStream_t s_ = nullptr;
+};
+
+// A CUDA event, with timing enabled (used for benchmarks and cross-stream waits).
+class event_t {
+public:
+    event_t() { CUZK_CUDA_CHECK(cudaEventCreate(&e_)); }
+    ~event_t() {
+        if (e_) cudaEventDestroy(e_);
+    }
+    event_t(const event_t&) = delete;
+    event_t& operator=(const event_t&) = delete;
+    event_t(event_t&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
+
+    operator cudaEvent_t() const { return e_; }
+    void record(cudaStream_t s) { CUZK_CUDA_CHECK(cudaEventRecord(e_, s)); }
+    void sync() const { CUZK_CUDA_CHECK(cudaEventSynchronize(e_)); }
+    // Milliseconds from `start` to this event; both must have completed.
+    float since(const event_t& start) const {
+        float ms = 0;
+        CUZK_CUDA_CHECK(cudaEventElapsedTime(&ms, start.e_, e_));
+        return ms;
+    }
+
+private:
+    cudaEvent_t e_ = nullptr;
+};
+
+// `count` elements of T in device memory, allocated stream-ordered on `stream` (no device-wide
+// synchronization) and freed on the same stream.
+template <class T>
+class dev_ptr_t {
+public:
+    dev_ptr_t() = default;
+    dev_ptr_t(size_t count, cudaStream_t stream) : count_(count), stream_(stream) {
+        if (count) CUZK_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&p_), count * sizeof(T), stream));
+    }
+    ~dev_ptr_t() {
+        if (p_) cudaFreeAsync(p_, stream_);
+    }
+    dev_ptr_t(const dev_ptr_t&) = delete;
+    dev_ptr_t& operator=(const dev_ptr_t&) = delete;
+    dev_ptr_t(dev_ptr_t&& o) noexcept
+        : p_(std::exchange(o.p_, nullptr)), count_(std::exchange(o.count_, 0)), stream_(o.stream_) {}
+    dev_ptr_t& operator=(dev_ptr_t&& o) noexcept {
+        if (this != &o) {
+            if (p_) cudaFreeAsync(p_, stream_);
+            p_ = std::exchange(o.p_, nullptr);
+            count_ = std::exchange(o.count_, 0);
+            stream_ = o.stream_;
+        }
+        return *this;
+    }
+
+    T* get() const { return p_; }
+    operator T*() const { return p_; }
+    size_t size() const { return count_; }
+    size_t bytes() const { return count_ * sizeof(T); }
+
+private:
+    T* p_ = nullptr;
+    size_t count_ = 0;
+    cudaStream_t stream_ = nullptr;
+};
+
+// `count` elements of T in pinned (page-locked) host memory: full-speed async copies.
+template <class T>
+class pinned_ptr_t {
+public:
+    explicit pinned_ptr_t(size_t count) : count_(count) {
+        if (count) CUZK_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&p_), count * sizeof(T)));
+    }
+    ~pinned_ptr_t() {
+        if (p_) cudaFreeHost(p_);
+    }
+    pinned_ptr_t(const pinned_ptr_t&) = delete;
+    pinned_ptr_t& operator=(const pinned_ptr_t&) = delete;
+    pinned_ptr_t(pinned_ptr_t&& o) noexcept
+        : p_(std::exchange(o.p_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+
+    T* get() const { return p_; }
+    T& operator[](size_t i) const { return p_[i]; }
+    size_t size() const { return count_; }
+
+private:
+    T* p_ = nullptr;
+    size_t count_ = 0;
+};
+
+}  // namespace cuzk

@@ -1,0 +1,178 @@
+//! Multi-scalar multiplication and batch addition over G1, on the GPU.
+//!
+//! Safe wrappers over `cuzk/msm.h`. Points (`blstrs::G1Affine`) and scalars (`blstrs::Scalar`,
+//! Montgomery form) cross as they are; the GPU converts the scalars to canonical form itself,
+//! and the result comes back as a `blstrs::G1Projective` (blst's Jacobian layout) with no
+//! conversion.
+
+use blstrs::{G1Affine, G1Projective, Scalar};
+use group::Group;
+
+use crate::error::CudaError;
+use crate::ffi;
+
+// The casts below rely on blstrs' types (repr(transparent) over blst's repr(C) structs) having
+// the layouts of their cuzk_* counterparts.
+const _: () = {
+    use std::mem::{align_of, size_of};
+    assert!(size_of::<Scalar>() == size_of::<ffi::cuzk_fr_t>());
+    assert!(align_of::<Scalar>() == align_of::<ffi::cuzk_fr_t>());
+    assert!(size_of::<G1Affine>() == size_of::<ffi::cuzk_g1_affine_t>());
+    assert!(align_of::<G1Affine>() == align_of::<ffi::cuzk_g1_affine_t>());
+    assert!(size_of::<G1Projective>() == size_of::<ffi::cuzk_g1_projective_t>());
+    assert!(align_of::<G1Projective>() == align_of::<ffi::cuzk_g1_projective_t>());
+};
+
+/// `sum_i scalars[i] * points[i]`. `points` may be longer than `scalars` (the tail is
+/// ignored, as in bellperson); an empty input gives the identity.
+pub fn msm_g1(points: &[G1Affine], scalars: &[Scalar]) -> Result<G1Projective, CudaError> {
+    let n = scalars.len();
+    if points.len() < n {
+        return Err(CudaError::InvalidArgument(format!(
+            "MSM of {n} scalars over only {} points",
+            points.len()
+        )));
+    }
+    let mut out = G1Projective::identity();
+    // SAFETY: `points` and `scalars` are valid for reads of `n` elements with the cuzk_*
+    // layouts (asserted above), `out` for one write of cuzk_g1_projective_t; the call copies
+    // and keeps no pointer.
+    unsafe {
+        ffi::check(ffi::cuzk_msm_g1(
+            points.as_ptr().cast::<ffi::cuzk_g1_affine_t>(),
+            scalars.as_ptr().cast::<ffi::cuzk_fr_t>(),
+            n,
+            std::ptr::from_mut(&mut out).cast::<ffi::cuzk_g1_projective_t>(),
+        ))?;
+    }
+    Ok(out)
+}
+
+/// Packs bitmaps into one buffer of `count` rows of `ceil(n/64)` words each; missing words
+/// are zero and bits at or beyond `n` are ignored by the GPU.
+fn pack_bitmaps(n: usize, bitmaps: &[&[u64]]) -> (Vec<u64>, usize) {
+    let wpb = n.div_ceil(64).max(1);
+    let mut words = vec![0u64; wpb * bitmaps.len()];
+    for (row, bitmap) in words.chunks_mut(wpb).zip(bitmaps) {
+        let len = bitmap.len().min(wpb);
+        row[..len].copy_from_slice(&bitmap[..len]);
+    }
+    (words, wpb)
+}
+
+/// For each bitmap, the sum of the points whose bit is set: bit `i` (bit `i % 64` of word
+/// `i / 64`, as `bellperson_lite::density::Density::words()`) selects `points[i]`. A bitmap
+/// shorter than the points reads as zeros past its end; bits past the points are ignored.
+/// The points are streamed through the GPU once per 4 bitmaps.
+pub fn batch_add_g1(
+    points: &[G1Affine],
+    bitmaps: &[&[u64]],
+) -> Result<Vec<G1Projective>, CudaError> {
+    let n = points.len();
+    let (words, wpb) = pack_bitmaps(n, bitmaps);
+    let mut out = vec![G1Projective::identity(); bitmaps.len()];
+    // SAFETY: `points` is valid for reads of `n` cuzk_g1_affine_t, `words` for `wpb * count`
+    // words, `out` for `count` writes of cuzk_g1_projective_t (layouts asserted above); the
+    // call copies and keeps no pointer.
+    unsafe {
+        ffi::check(ffi::cuzk_batch_add_g1(
+            points.as_ptr().cast::<ffi::cuzk_g1_affine_t>(),
+            n,
+            words.as_ptr(),
+            wpb,
+            bitmaps.len(),
+            out.as_mut_ptr().cast::<ffi::cuzk_g1_projective_t>(),
+        ))?;
+    }
+    Ok(out)
+}
+
+/// Timings of a benchmark run, in milliseconds (median over the runs, CUDA events).
+#[derive(Clone, Copy, Debug)]
+pub struct MsmBench {
+    /// Inputs already on the device.
+    pub device_ms: f32,
+    /// Including the host-to-device copy of the inputs (pinned memory).
+    pub with_h2d_ms: f32,
+}
+
+/// Times [`msm_g1`]'s GPU part on these inputs: `warmup` runs, then the median of `iters`.
+pub fn bench_msm_g1(
+    points: &[G1Affine],
+    scalars: &[Scalar],
+    warmup: u32,
+    iters: u32,
+) -> Result<MsmBench, CudaError> {
+    let n = scalars.len();
+    if points.len() < n {
+        return Err(CudaError::InvalidArgument(
+            "fewer points than scalars".into(),
+        ));
+    }
+    let mut out = ffi::cuzk_msm_bench_t {
+        device_ms: 0.0,
+        with_h2d_ms: 0.0,
+    };
+    // SAFETY: as in `msm_g1`; the buffers are pinned and unpinned within the call, which
+    // keeps no pointer; `out` is a valid cuzk_msm_bench_t.
+    unsafe {
+        ffi::check(ffi::cuzk_msm_g1_bench(
+            points.as_ptr().cast::<ffi::cuzk_g1_affine_t>(),
+            scalars.as_ptr().cast::<ffi::cuzk_fr_t>(),
+            n,
+            warmup,
+            iters,
+            &mut out,
+        ))?;
+    }
+    Ok(MsmBench {
+        device_ms: out.device_ms,
+        with_h2d_ms: out.with_h2d_ms,
+    })
+}
+
+/// Times [`batch_add_g1`]'s GPU part on these inputs.
+pub fn bench_batch_add_g1(
+    points: &[G1Affine],
+    bitmaps: &[&[u64]],
+    warmup: u32,
+    iters: u32,
+) -> Result<MsmBench, CudaError> {
+    let n = points.len();
+    let (words, wpb) = pack_bitmaps(n, bitmaps);
+    let mut out = ffi::cuzk_msm_bench_t {
+        device_ms: 0.0,
+        with_h2d_ms: 0.0,
+    };
+    // SAFETY: as in `batch_add_g1`; `out` is a valid cuzk_msm_bench_t.
+    unsafe {
+        ffi::check(ffi::cuzk_batch_add_g1_bench(
+            points.as_ptr().cast::<ffi::cuzk_g1_affine_t>(),
+            n,
+            words.as_ptr(),
+            wpb,
+            bitmaps.len(),
+            warmup,
+            iters,
+            &mut out,
+        ))?;
+    }
+    Ok(MsmBench {
+        device_ms: out.device_ms,
+        with_h2d_ms: out.with_h2d_ms,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pack_bitmaps;
+
+    #[test]
+    fn bitmaps_are_padded_and_cut_to_the_points() {
+        let (w, wpb) = pack_bitmaps(130, &[&[1], &[1, 2, 3, 4]]);
+        assert_eq!(wpb, 3);
+        assert_eq!(w, vec![1, 0, 0, 1, 2, 3]);
+        let (w, wpb) = pack_bitmaps(0, &[&[]]);
+        assert_eq!((w, wpb), (vec![0], 1));
+    }
+}

@@ -1,0 +1,346 @@
+//! Test and benchmark hooks into the CUDA library: element-wise field and G1 operations on the
+//! GPU, for tests that compare them with blstrs, and the NTT timing loop of the benchmark.
+//!
+//! Safe wrappers over `cuzk/testing.h`. Values cross in blst's layout (Montgomery form); the
+//! canonical-form conversions take and return plain little-endian limbs. Base-field elements
+//! are `blst::blst_fp`, since blstrs does not export its `Fp`.
+
+use std::ffi::c_int;
+
+use blst::blst_fp as Fp;
+use blstrs::{G1Affine, G1Projective, Scalar};
+use group::Group;
+
+use crate::error::CudaError;
+use crate::ffi;
+
+// The pointer casts below rely on blstrs' types being repr(transparent) over blst's repr(C)
+// structs (and blst_fp being one), which have the layouts of the cuzk_* structs (u64 limbs,
+// same field order).
+const _: () = {
+    use std::mem::{align_of, size_of};
+    assert!(size_of::<Scalar>() == size_of::<ffi::cuzk_fr_t>());
+    assert!(align_of::<Scalar>() == align_of::<ffi::cuzk_fr_t>());
+    assert!(size_of::<Fp>() == size_of::<ffi::cuzk_fp_t>());
+    assert!(align_of::<Fp>() == align_of::<ffi::cuzk_fp_t>());
+    assert!(size_of::<G1Affine>() == size_of::<ffi::cuzk_g1_affine_t>());
+    assert!(align_of::<G1Affine>() == align_of::<ffi::cuzk_g1_affine_t>());
+    assert!(size_of::<G1Projective>() == size_of::<ffi::cuzk_g1_projective_t>());
+    assert!(align_of::<G1Projective>() == align_of::<ffi::cuzk_g1_projective_t>());
+    assert!(size_of::<[u64; 4]>() == size_of::<ffi::cuzk_fr_t>());
+    assert!(size_of::<[u64; 6]>() == size_of::<ffi::cuzk_fp_t>());
+};
+
+/// An element-wise field operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldOp {
+    /// `a + b`
+    Add,
+    /// `a - b`
+    Sub,
+    /// `a * b`
+    Mul,
+    /// `a^2`
+    Square,
+    /// `-a`
+    Neg,
+    /// `2a`
+    Double,
+    /// `a^-1` (zero for zero)
+    Inverse,
+}
+
+impl FieldOp {
+    fn raw(self) -> c_int {
+        (match self {
+            Self::Add => ffi::CUZK_TEST_ADD,
+            Self::Sub => ffi::CUZK_TEST_SUB,
+            Self::Mul => ffi::CUZK_TEST_MUL,
+            Self::Square => ffi::CUZK_TEST_SQR,
+            Self::Neg => ffi::CUZK_TEST_NEG,
+            Self::Double => ffi::CUZK_TEST_DBL,
+            Self::Inverse => ffi::CUZK_TEST_INVERSE,
+        }) as c_int
+    }
+
+    /// Whether the operation reads a second operand.
+    pub fn is_binary(self) -> bool {
+        matches!(self, Self::Add | Self::Sub | Self::Mul)
+    }
+}
+
+fn check_operands<T>(op: FieldOp, a: &[T], b: &[T]) -> Result<(), CudaError> {
+    if op.is_binary() && b.len() != a.len() {
+        return Err(CudaError::InvalidArgument(format!(
+            "{op:?} on operands of lengths {} and {}",
+            a.len(),
+            b.len()
+        )));
+    }
+    Ok(())
+}
+
+/// `op(a[i], b[i])` on the GPU for every `i` (`b` is ignored by the unary operations).
+pub fn fr_op(op: FieldOp, a: &[Scalar], b: &[Scalar]) -> Result<Vec<Scalar>, CudaError> {
+    check_operands(op, a, b)?;
+    let mut out = vec![Scalar::from(0u64); a.len()];
+    let b_ptr = if op.is_binary() {
+        b.as_ptr().cast()
+    } else {
+        std::ptr::null()
+    };
+    // SAFETY: `a` (and `b` when read) hold `a.len()` elements and `out` has room for as many,
+    // all with cuzk_fr_t's layout (asserted above); the call copies and keeps no pointer.
+    unsafe {
+        ffi::check(ffi::cuzk_test_fr_op(
+            op.raw(),
+            a.as_ptr().cast(),
+            b_ptr,
+            out.as_mut_ptr().cast(),
+            a.len(),
+        ))?;
+    }
+    Ok(out)
+}
+
+/// `op(a[i], b[i])` on the GPU for every `i` (`b` is ignored by the unary operations).
+pub fn fp_op(op: FieldOp, a: &[Fp], b: &[Fp]) -> Result<Vec<Fp>, CudaError> {
+    check_operands(op, a, b)?;
+    let mut out = vec![Fp::default(); a.len()];
+    let b_ptr = if op.is_binary() {
+        b.as_ptr().cast()
+    } else {
+        std::ptr::null()
+    };
+    // SAFETY: as in `fr_op`, with cuzk_fp_t's layout.
+    unsafe {
+        ffi::check(ffi::cuzk_test_fp_op(
+            op.raw(),
+            a.as_ptr().cast(),
+            b_ptr,
+            out.as_mut_ptr().cast(),
+            a.len(),
+        ))?;
+    }
+    Ok(out)
+}
+
+/// The canonical integers of `a` (little-endian u64 limbs), converted on the GPU.
+pub fn fr_to_canonical(a: &[Scalar]) -> Result<Vec<[u64; 4]>, CudaError> {
+    let mut out = vec![[0u64; 4]; a.len()];
+    // SAFETY: `a` and `out` hold `a.len()` elements of cuzk_fr_t's size (a [u64; 4] is the
+    // struct's only field); the call copies and keeps no pointer.
+    unsafe {
+        ffi::check(ffi::cuzk_test_fr_op(
+            ffi::CUZK_TEST_TO_CANONICAL as c_int,
+            a.as_ptr().cast(),
+            std::ptr::null(),
+            out.as_mut_ptr().cast(),
+            a.len(),
+        ))?;
+    }
+    Ok(out)
+}
+
+/// Field elements from canonical integers (each below the modulus), converted on the GPU.
+pub fn fr_from_canonical(a: &[[u64; 4]]) -> Result<Vec<Scalar>, CudaError> {
+    let mut out = vec![Scalar::from(0u64); a.len()];
+    // SAFETY: as in `fr_to_canonical`.
+    unsafe {
+        ffi::check(ffi::cuzk_test_fr_op(
+            ffi::CUZK_TEST_FROM_CANONICAL as c_int,
+            a.as_ptr().cast(),
+            std::ptr::null(),
+            out.as_mut_ptr().cast(),
+            a.len(),
+        ))?;
+    }
+    Ok(out)
+}
+
+/// The canonical integers of `a` (little-endian u64 limbs), converted on the GPU.
+pub fn fp_to_canonical(a: &[Fp]) -> Result<Vec<[u64; 6]>, CudaError> {
+    let mut out = vec![[0u64; 6]; a.len()];
+    // SAFETY: as in `fr_to_canonical`, with cuzk_fp_t ([u64; 6]).
+    unsafe {
+        ffi::check(ffi::cuzk_test_fp_op(
+            ffi::CUZK_TEST_TO_CANONICAL as c_int,
+            a.as_ptr().cast(),
+            std::ptr::null(),
+            out.as_mut_ptr().cast(),
+            a.len(),
+        ))?;
+    }
+    Ok(out)
+}
+
+/// Field elements from canonical integers (each below the modulus), converted on the GPU.
+pub fn fp_from_canonical(a: &[[u64; 6]]) -> Result<Vec<Fp>, CudaError> {
+    let mut out = vec![Fp::default(); a.len()];
+    // SAFETY: as in `fr_to_canonical`, with cuzk_fp_t ([u64; 6]).
+    unsafe {
+        ffi::check(ffi::cuzk_test_fp_op(
+            ffi::CUZK_TEST_FROM_CANONICAL as c_int,
+            a.as_ptr().cast(),
+            std::ptr::null(),
+            out.as_mut_ptr().cast(),
+            a.len(),
+        ))?;
+    }
+    Ok(out)
+}
+
+/// The GPU's predicates: `(a[i] == b[i], a[i] == 0)` for every `i`.
+pub type Comparisons = (Vec<bool>, Vec<bool>);
+
+fn cmp_lengths(a: usize, b: usize) -> Result<(), CudaError> {
+    if a != b {
+        return Err(CudaError::InvalidArgument(format!(
+            "comparison of arrays of lengths {a} and {b}"
+        )));
+    }
+    Ok(())
+}
+
+/// Equality and zero tests on the GPU.
+pub fn fr_cmp(a: &[Scalar], b: &[Scalar]) -> Result<Comparisons, CudaError> {
+    cmp_lengths(a.len(), b.len())?;
+    let (mut eq, mut zero) = (vec![0u8; a.len()], vec![0u8; a.len()]);
+    // SAFETY: `a`, `b` hold `a.len()` elements of cuzk_fr_t's layout, `eq` and `zero` as many
+    // bytes; the call copies and keeps no pointer.
+    unsafe {
+        ffi::check(ffi::cuzk_test_fr_cmp(
+            a.as_ptr().cast(),
+            b.as_ptr().cast(),
+            eq.as_mut_ptr(),
+            zero.as_mut_ptr(),
+            a.len(),
+        ))?;
+    }
+    Ok((
+        eq.iter().map(|&x| x != 0).collect(),
+        zero.iter().map(|&x| x != 0).collect(),
+    ))
+}
+
+/// Equality and zero tests on the GPU.
+pub fn fp_cmp(a: &[Fp], b: &[Fp]) -> Result<Comparisons, CudaError> {
+    cmp_lengths(a.len(), b.len())?;
+    let (mut eq, mut zero) = (vec![0u8; a.len()], vec![0u8; a.len()]);
+    // SAFETY: as in `fr_cmp`, with cuzk_fp_t's layout.
+    unsafe {
+        ffi::check(ffi::cuzk_test_fp_cmp(
+            a.as_ptr().cast(),
+            b.as_ptr().cast(),
+            eq.as_mut_ptr(),
+            zero.as_mut_ptr(),
+            a.len(),
+        ))?;
+    }
+    Ok((
+        eq.iter().map(|&x| x != 0).collect(),
+        zero.iter().map(|&x| x != 0).collect(),
+    ))
+}
+
+/// Runs one G1 operation; null pointers for the operands it does not read.
+fn g1_op(
+    op: u32,
+    n: usize,
+    a: Option<&[G1Projective]>,
+    b: Option<&[G1Projective]>,
+    b_affine: Option<&[G1Affine]>,
+) -> Result<Vec<G1Projective>, CudaError> {
+    let lens = [
+        a.map(<[_]>::len),
+        b.map(<[_]>::len),
+        b_affine.map(<[_]>::len),
+    ];
+    if lens.iter().flatten().any(|&len| len != n) {
+        return Err(CudaError::InvalidArgument(format!(
+            "G1 operands of lengths {lens:?}"
+        )));
+    }
+    let mut out = vec![G1Projective::identity(); n];
+    // SAFETY: every operand passed is `n` elements of its cuzk_* layout (asserted above), the
+    // others are null and not read for this operation; `out` has room for `n` projective
+    // points. The call copies and keeps no pointer.
+    unsafe {
+        ffi::check(ffi::cuzk_test_g1_op(
+            op as c_int,
+            a.map_or(std::ptr::null(), |s| s.as_ptr().cast()),
+            b.map_or(std::ptr::null(), |s| s.as_ptr().cast()),
+            b_affine.map_or(std::ptr::null(), |s| s.as_ptr().cast()),
+            out.as_mut_ptr().cast(),
+            n,
+        ))?;
+    }
+    Ok(out)
+}
+
+/// `a[i] + b[i]`, both as XYZZ accumulators on the GPU.
+pub fn g1_add(a: &[G1Projective], b: &[G1Projective]) -> Result<Vec<G1Projective>, CudaError> {
+    g1_op(ffi::CUZK_TEST_G1_ADD, a.len(), Some(a), Some(b), None)
+}
+
+/// `a[i] + b[i]` by mixed addition of an affine point into an XYZZ accumulator.
+pub fn g1_add_affine(a: &[G1Projective], b: &[G1Affine]) -> Result<Vec<G1Projective>, CudaError> {
+    g1_op(
+        ffi::CUZK_TEST_G1_ADD_AFFINE,
+        a.len(),
+        Some(a),
+        None,
+        Some(b),
+    )
+}
+
+/// `2 a[i]` in XYZZ.
+pub fn g1_double(a: &[G1Projective]) -> Result<Vec<G1Projective>, CudaError> {
+    g1_op(ffi::CUZK_TEST_G1_DBL, a.len(), Some(a), None, None)
+}
+
+/// `2 b[i]` from affine points.
+pub fn g1_double_affine(b: &[G1Affine]) -> Result<Vec<G1Projective>, CudaError> {
+    g1_op(ffi::CUZK_TEST_G1_DBL_AFFINE, b.len(), None, None, Some(b))
+}
+
+/// `a[i]` through XYZZ and back to Jacobian (the conversions alone).
+pub fn g1_roundtrip(a: &[G1Projective]) -> Result<Vec<G1Projective>, CudaError> {
+    g1_op(ffi::CUZK_TEST_G1_ROUNDTRIP, a.len(), Some(a), None, None)
+}
+
+/// Median NTT timings from [`bench_ntt`], in milliseconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NttBench {
+    /// One forward NTT of data already on the device.
+    pub ntt_ms: f32,
+    /// The host-to-device copy from pinned memory, then the NTT.
+    pub ntt_with_h2d_ms: f32,
+    /// The H pipeline on device buffers, if asked for.
+    pub h_ms: Option<f32>,
+}
+
+/// Times the NTT of 2^log_n random elements on the GPU: `warmup` untimed runs, then the
+/// median of `iters` runs timed with CUDA events.
+pub fn bench_ntt(log_n: u32, warmup: u32, iters: u32, with_h: bool) -> Result<NttBench, CudaError> {
+    let mut out = ffi::cuzk_ntt_bench_t {
+        ntt_ms: 0.0,
+        ntt_with_h2d_ms: 0.0,
+        h_ms: 0.0,
+    };
+    // SAFETY: `out` is a valid, writable cuzk_ntt_bench_t; the call keeps no pointer.
+    unsafe {
+        ffi::check(ffi::cuzk_bench_ntt(
+            log_n,
+            warmup,
+            iters,
+            c_int::from(with_h),
+            &mut out,
+        ))?;
+    }
+    Ok(NttBench {
+        ntt_ms: out.ntt_ms,
+        ntt_with_h2d_ms: out.ntt_with_h2d_ms,
+        h_ms: with_h.then_some(out.h_ms),
+    })
+}
