@@ -7,16 +7,19 @@
 //   2. per window: the digit of every scalar as a sort key, point indices as values, sorted by
 //      CUB's radix sort on the c key bits only; the start and end of every bucket's run in the
 //      sorted order are recorded;
-//   3. one thread per bucket (all windows at once) sums its points with mixed additions into
-//      an XYZZ accumulator, reading them through the sorted indices;
+//   3. bucket sums (all windows at once): each bucket's run is cut into pieces of at most PIECE
+//      points, one thread per piece sums it with mixed additions into an XYZZ accumulator
+//      (reading the points through the sorted indices), then one thread per bucket adds its
+//      pieces;
 //   4. bucket reduction: each window's buckets are split into segments of SEG buckets; one
 //      thread per segment forms sum (d - a) B_d by running sums (a = the segment's first
 //      digit) and adds a * sum B_d by double-and-add; the segment results are summed per window;
 //   5. one thread combines the windows by Horner's rule (c doublings, one addition per window)
 //      and writes blst's Jacobian form.
 // Digits are unsigned (2^c - 1 buckets per window, bucket 0 skipped). Sorting makes every
-// bucket's points contiguous, but a bucket holding a large share of the points (many equal
-// scalars) is summed by one thread and is therefore slow, though correct.
+// bucket's points contiguous; the pieces keep a bucket holding a large share of the points
+// (many equal scalars) from serializing on one thread, though its pieces are still added up
+// by one thread (size / PIECE additions).
 #include <cub/cub.cuh>
 
 #include <algorithm>
@@ -30,7 +33,8 @@ namespace {
 
 constexpr uint32_t SCALAR_BITS = 255;
 constexpr uint32_t MAX_WINDOW = 16;
-constexpr uint32_t SEG = 64;  // buckets per reduction segment
+constexpr uint32_t SEG = 64;    // buckets per reduction segment
+constexpr uint32_t PIECE = 64;  // most points one thread sums into a bucket
 
 // Window size by input size: about log2(n) - 5, so that the 2^c-bucket reduction costs little
 // next to the n additions per window, kept within [4, 16] (16-bit sort keys at most).
@@ -73,19 +77,48 @@ __global__ void bounds_kernel(const uint32_t* keys, size_t n, uint32_t* start, u
     if (j + 1 == n || keys[j + 1] != k) end[k] = uint32_t(j + 1);
 }
 
-// One thread per bucket (w, d) of all windows: B_{w,d} by mixed additions. Bucket 0 is the
-// identity (digit 0 contributes nothing) and is not summed.
-__global__ void __launch_bounds__(128) bucket_kernel(const affine_t* points, const uint32_t* sorted_idx, size_t n,
-                                                     const uint32_t* start, const uint32_t* end, uint32_t c,
-                                                     size_t total, xyzz_t* buckets) {
+// Bucket sums are split into pieces of at most PIECE points, so that a bucket holding many
+// points (equal scalars) is spread over many threads instead of one: count_kernel gives each
+// bucket's piece count, an exclusive scan gives each bucket's first piece, piece_kernel sums
+// one piece per thread by mixed additions, and bucket_kernel adds up each bucket's pieces.
+// Bucket 0 (digit 0 contributes nothing) gets no pieces.
+__global__ void count_kernel(const uint32_t* start, const uint32_t* end, uint32_t c, size_t total, uint32_t* count) {
     const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (t >= total) return;
-    const size_t w = t >> c;
-    xyzz_t acc = xyzz_t::inf();
-    if ((t & ((size_t(1) << c) - 1)) != 0) {
-        const uint32_t* idx = sorted_idx + w * n;
-        for (uint32_t j = start[t]; j < end[t]; j++) acc = acc.add_affine(points[idx[j]]);
+    const bool zero_digit = (t & ((size_t(1) << c) - 1)) == 0;
+    count[t] = zero_digit ? 0 : (end[t] - start[t] + PIECE - 1) / PIECE;
+}
+
+// Thread p handles piece p; its bucket is the last one whose first piece is <= p (buckets
+// with no pieces share their successor's offset and are skipped by this search). Threads
+// past the total (launched for the upper bound, so that no count returns to the host) exit.
+__global__ void __launch_bounds__(128) piece_kernel(const affine_t* points, const uint32_t* sorted_idx, size_t n,
+                                                    const uint32_t* start, const uint32_t* end, const uint32_t* count,
+                                                    const uint32_t* offset, uint32_t c, size_t total_buckets,
+                                                    xyzz_t* pieces) {
+    const size_t p = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    const size_t total_pieces = size_t(offset[total_buckets - 1]) + count[total_buckets - 1];
+    if (p >= total_pieces) return;
+    size_t lo = 0, hi = total_buckets;  // first index with offset > p lies in (lo, hi]
+    while (hi - lo > 1) {
+        const size_t mid = (lo + hi) / 2;
+        if (offset[mid] <= p) lo = mid; else hi = mid;
     }
+    const size_t t = lo;
+    const uint32_t* idx = sorted_idx + (t >> c) * n;
+    const uint32_t first = start[t] + uint32_t(p - offset[t]) * PIECE;
+    const uint32_t last = min(end[t], first + PIECE);
+    xyzz_t acc = xyzz_t::inf();
+    for (uint32_t j = first; j < last; j++) acc = acc.add_affine(points[idx[j]]);
+    pieces[p] = acc;
+}
+
+__global__ void __launch_bounds__(128) bucket_kernel(const xyzz_t* pieces, const uint32_t* count,
+                                                     const uint32_t* offset, size_t total, xyzz_t* buckets) {
+    const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    if (t >= total) return;
+    xyzz_t acc = xyzz_t::inf();
+    for (uint32_t k = 0; k < count[t]; k++) acc = acc.add(pieces[offset[t] + k]);
     buckets[t] = acc;
 }
 
@@ -177,9 +210,23 @@ void msm_g1_device(const affine_t* d_points, const fr_t* d_scalars, size_t n, ja
         CUZK_LAUNCH_CHECK();
     }
 
+    dev_ptr_t<uint32_t> count(total_buckets, stream), offset(total_buckets, stream);
+    count_kernel<<<blocks_for(total_buckets, T), T, 0, stream>>>(start, end, c, total_buckets, count);
+    CUZK_LAUNCH_CHECK();
+    size_t scan_bytes = 0;
+    CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, count.get(), offset.get(), int(total_buckets),
+                                                  stream));
+    dev_ptr_t<uint8_t> scan_temp(std::max<size_t>(scan_bytes, 1), stream);
+    CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp.get(), scan_bytes, count.get(), offset.get(),
+                                                  int(total_buckets), stream));
+    // Each bucket has at most ceil(size / PIECE) <= size / PIECE + 1 pieces.
+    const size_t max_pieces = n * num_windows / PIECE + total_buckets;
+    dev_ptr_t<xyzz_t> pieces(max_pieces, stream);
+    piece_kernel<<<blocks_for(max_pieces, 128), 128, 0, stream>>>(d_points, sorted_idx, n, start, end, count, offset,
+                                                                  c, total_buckets, pieces);
+    CUZK_LAUNCH_CHECK();
     dev_ptr_t<xyzz_t> buckets(total_buckets, stream);
-    bucket_kernel<<<blocks_for(total_buckets, 128), 128, 0, stream>>>(d_points, sorted_idx, n, start, end, c,
-                                                                      total_buckets, buckets);
+    bucket_kernel<<<blocks_for(total_buckets, 128), 128, 0, stream>>>(pieces, count, offset, total_buckets, buckets);
     CUZK_LAUNCH_CHECK();
 
     const uint32_t seg_len = uint32_t(std::min<size_t>(SEG, nb));
