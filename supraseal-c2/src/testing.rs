@@ -80,114 +80,86 @@ fn check_operands<T>(op: FieldOp, a: &[T], b: &[T]) -> Result<(), CudaError> {
     Ok(())
 }
 
+/// The shared shape of the element-wise entry points: `a.len()` inputs (and as many second
+/// operands, or null), `a.len()` outputs. `call` gets the pointers and the count, and must pass
+/// them to an entry point whose element types have the layouts of `I` and `O` (asserted above).
+fn elementwise<I, O: Clone>(
+    a: &[I],
+    b: Option<&[I]>,
+    fill: O,
+    call: impl FnOnce(*const I, *const I, *mut O, usize) -> ffi::cuzk_error_t,
+) -> Result<Vec<O>, CudaError> {
+    let mut out = vec![fill; a.len()];
+    let b_ptr = b.map_or(std::ptr::null(), <[I]>::as_ptr);
+    let error = call(a.as_ptr(), b_ptr, out.as_mut_ptr(), a.len());
+    // SAFETY: `error` was just returned by a cuzk entry point and is checked only here.
+    unsafe { ffi::check(error) }?;
+    Ok(out)
+}
+
 /// `op(a[i], b[i])` on the GPU for every `i` (`b` is ignored by the unary operations).
 pub fn fr_op(op: FieldOp, a: &[Scalar], b: &[Scalar]) -> Result<Vec<Scalar>, CudaError> {
     check_operands(op, a, b)?;
-    let mut out = vec![Scalar::from(0u64); a.len()];
-    let b_ptr = if op.is_binary() {
-        b.as_ptr().cast()
-    } else {
-        std::ptr::null()
-    };
-    // SAFETY: `a` (and `b` when read) hold `a.len()` elements and `out` has room for as many,
-    // all with cuzk_fr_t's layout (asserted above); the call copies and keeps no pointer.
-    unsafe {
-        ffi::check(ffi::cuzk_test_fr_op(
-            op.raw(),
-            a.as_ptr().cast(),
-            b_ptr,
-            out.as_mut_ptr().cast(),
-            a.len(),
-        ))?;
-    }
-    Ok(out)
+    elementwise(
+        a,
+        op.is_binary().then_some(b),
+        Scalar::from(0u64),
+        |a, b, out, n| {
+            // SAFETY: `a` (and `b` when not null) hold `n` elements and `out` has room for as
+            // many, all with cuzk_fr_t's layout; the call copies and keeps no pointer.
+            unsafe { ffi::cuzk_test_fr_op(op.raw(), a.cast(), b.cast(), out.cast(), n) }
+        },
+    )
 }
 
 /// `op(a[i], b[i])` on the GPU for every `i` (`b` is ignored by the unary operations).
 pub fn fp_op(op: FieldOp, a: &[Fp], b: &[Fp]) -> Result<Vec<Fp>, CudaError> {
     check_operands(op, a, b)?;
-    let mut out = vec![Fp::default(); a.len()];
-    let b_ptr = if op.is_binary() {
-        b.as_ptr().cast()
-    } else {
-        std::ptr::null()
-    };
-    // SAFETY: as in `fr_op`, with cuzk_fp_t's layout.
-    unsafe {
-        ffi::check(ffi::cuzk_test_fp_op(
-            op.raw(),
-            a.as_ptr().cast(),
-            b_ptr,
-            out.as_mut_ptr().cast(),
-            a.len(),
-        ))?;
-    }
-    Ok(out)
+    elementwise(
+        a,
+        op.is_binary().then_some(b),
+        Fp::default(),
+        |a, b, out, n| {
+            // SAFETY: as in `fr_op`, with cuzk_fp_t's layout.
+            unsafe { ffi::cuzk_test_fp_op(op.raw(), a.cast(), b.cast(), out.cast(), n) }
+        },
+    )
 }
+
+const TO_CANONICAL: c_int = ffi::CUZK_TEST_TO_CANONICAL as c_int;
+const FROM_CANONICAL: c_int = ffi::CUZK_TEST_FROM_CANONICAL as c_int;
 
 /// The canonical integers of `a` (little-endian u64 limbs), converted on the GPU.
 pub fn fr_to_canonical(a: &[Scalar]) -> Result<Vec<[u64; 4]>, CudaError> {
-    let mut out = vec![[0u64; 4]; a.len()];
-    // SAFETY: `a` and `out` hold `a.len()` elements of cuzk_fr_t's size (a [u64; 4] is the
-    // struct's only field); the call copies and keeps no pointer.
-    unsafe {
-        ffi::check(ffi::cuzk_test_fr_op(
-            ffi::CUZK_TEST_TO_CANONICAL as c_int,
-            a.as_ptr().cast(),
-            std::ptr::null(),
-            out.as_mut_ptr().cast(),
-            a.len(),
-        ))?;
-    }
-    Ok(out)
+    elementwise(a, None, [0u64; 4], |a, b, out, n| {
+        // SAFETY: `a` holds `n` elements and `out` room for as many, both of cuzk_fr_t's size
+        // (a [u64; 4] is the struct's only field); `b` is null; nothing is kept.
+        unsafe { ffi::cuzk_test_fr_op(TO_CANONICAL, a.cast(), b.cast(), out.cast(), n) }
+    })
 }
 
 /// Field elements from canonical integers (each below the modulus), converted on the GPU.
 pub fn fr_from_canonical(a: &[[u64; 4]]) -> Result<Vec<Scalar>, CudaError> {
-    let mut out = vec![Scalar::from(0u64); a.len()];
-    // SAFETY: as in `fr_to_canonical`.
-    unsafe {
-        ffi::check(ffi::cuzk_test_fr_op(
-            ffi::CUZK_TEST_FROM_CANONICAL as c_int,
-            a.as_ptr().cast(),
-            std::ptr::null(),
-            out.as_mut_ptr().cast(),
-            a.len(),
-        ))?;
-    }
-    Ok(out)
+    elementwise(a, None, Scalar::from(0u64), |a, b, out, n| {
+        // SAFETY: as in `fr_to_canonical`.
+        unsafe { ffi::cuzk_test_fr_op(FROM_CANONICAL, a.cast(), b.cast(), out.cast(), n) }
+    })
 }
 
 /// The canonical integers of `a` (little-endian u64 limbs), converted on the GPU.
 pub fn fp_to_canonical(a: &[Fp]) -> Result<Vec<[u64; 6]>, CudaError> {
-    let mut out = vec![[0u64; 6]; a.len()];
-    // SAFETY: as in `fr_to_canonical`, with cuzk_fp_t ([u64; 6]).
-    unsafe {
-        ffi::check(ffi::cuzk_test_fp_op(
-            ffi::CUZK_TEST_TO_CANONICAL as c_int,
-            a.as_ptr().cast(),
-            std::ptr::null(),
-            out.as_mut_ptr().cast(),
-            a.len(),
-        ))?;
-    }
-    Ok(out)
+    elementwise(a, None, [0u64; 6], |a, b, out, n| {
+        // SAFETY: as in `fr_to_canonical`, with cuzk_fp_t ([u64; 6]).
+        unsafe { ffi::cuzk_test_fp_op(TO_CANONICAL, a.cast(), b.cast(), out.cast(), n) }
+    })
 }
 
 /// Field elements from canonical integers (each below the modulus), converted on the GPU.
 pub fn fp_from_canonical(a: &[[u64; 6]]) -> Result<Vec<Fp>, CudaError> {
-    let mut out = vec![Fp::default(); a.len()];
-    // SAFETY: as in `fr_to_canonical`, with cuzk_fp_t ([u64; 6]).
-    unsafe {
-        ffi::check(ffi::cuzk_test_fp_op(
-            ffi::CUZK_TEST_FROM_CANONICAL as c_int,
-            a.as_ptr().cast(),
-            std::ptr::null(),
-            out.as_mut_ptr().cast(),
-            a.len(),
-        ))?;
-    }
-    Ok(out)
+    elementwise(a, None, Fp::default(), |a, b, out, n| {
+        // SAFETY: as in `fr_to_canonical`, with cuzk_fp_t ([u64; 6]).
+        unsafe { ffi::cuzk_test_fp_op(FROM_CANONICAL, a.cast(), b.cast(), out.cast(), n) }
+    })
 }
 
 /// The GPU's predicates: `(a[i] == b[i], a[i] == 0)` for every `i`.
