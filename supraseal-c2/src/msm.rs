@@ -94,6 +94,43 @@ pub struct MsmBench {
     pub device_ms: f32,
     /// Including the host-to-device copy of the inputs (pinned memory).
     pub with_h2d_ms: f32,
+    /// MSM stages (zero for the batch addition): signed digits and their sorts, bucket sums,
+    /// bucket reduction with window combination; medians of separately profiled runs.
+    pub sort_ms: f32,
+    /// See `sort_ms`.
+    pub bucket_ms: f32,
+    /// See `sort_ms`.
+    pub reduce_ms: f32,
+    /// The MSM's window size c (zero for the batch addition).
+    pub window_bits: u32,
+    /// The MSM's number of windows: `n * windows` mixed additions go into buckets.
+    pub windows: u32,
+}
+
+impl MsmBench {
+    fn from_ffi(out: &ffi::cuzk_msm_bench_t) -> MsmBench {
+        MsmBench {
+            device_ms: out.device_ms,
+            with_h2d_ms: out.with_h2d_ms,
+            sort_ms: out.sort_ms,
+            bucket_ms: out.bucket_ms,
+            reduce_ms: out.reduce_ms,
+            window_bits: out.window_bits,
+            windows: out.windows,
+        }
+    }
+}
+
+fn empty_bench() -> ffi::cuzk_msm_bench_t {
+    ffi::cuzk_msm_bench_t {
+        device_ms: 0.0,
+        with_h2d_ms: 0.0,
+        sort_ms: 0.0,
+        bucket_ms: 0.0,
+        reduce_ms: 0.0,
+        window_bits: 0,
+        windows: 0,
+    }
 }
 
 /// Times [`msm_g1`]'s GPU part on these inputs: `warmup` runs, then the median of `iters`.
@@ -109,10 +146,7 @@ pub fn bench_msm_g1(
             "fewer points than scalars".into(),
         ));
     }
-    let mut out = ffi::cuzk_msm_bench_t {
-        device_ms: 0.0,
-        with_h2d_ms: 0.0,
-    };
+    let mut out = empty_bench();
     // SAFETY: as in `msm_g1`; the buffers are pinned and unpinned within the call, which
     // keeps no pointer; `out` is a valid cuzk_msm_bench_t.
     unsafe {
@@ -125,10 +159,7 @@ pub fn bench_msm_g1(
             &mut out,
         ))?;
     }
-    Ok(MsmBench {
-        device_ms: out.device_ms,
-        with_h2d_ms: out.with_h2d_ms,
-    })
+    Ok(MsmBench::from_ffi(&out))
 }
 
 /// Times [`batch_add_g1`]'s GPU part on these inputs.
@@ -140,10 +171,7 @@ pub fn bench_batch_add_g1(
 ) -> Result<MsmBench, CudaError> {
     let n = points.len();
     let (words, wpb) = pack_bitmaps(n, bitmaps);
-    let mut out = ffi::cuzk_msm_bench_t {
-        device_ms: 0.0,
-        with_h2d_ms: 0.0,
-    };
+    let mut out = empty_bench();
     // SAFETY: as in `batch_add_g1`; `out` is a valid cuzk_msm_bench_t.
     unsafe {
         ffi::check(ffi::cuzk_batch_add_g1_bench(
@@ -157,10 +185,7 @@ pub fn bench_batch_add_g1(
             &mut out,
         ))?;
     }
-    Ok(MsmBench {
-        device_ms: out.device_ms,
-        with_h2d_ms: out.with_h2d_ms,
-    })
+    Ok(MsmBench::from_ffi(&out))
 }
 
 #[cfg(test)]

@@ -50,6 +50,15 @@ typedef struct cuzk_msm_bench_t {
     float device_ms;
     /* The operation including the host-to-device copy of its inputs (pinned memory). */
     float with_h2d_ms;
+    /* MSM only (zero for the batch addition), medians of separately profiled runs: signed
+     * digits and their sorts, bucket sums, bucket reduction with window combination. */
+    float sort_ms;
+    float bucket_ms;
+    float reduce_ms;
+    /* MSM only: the window size c and the number of windows, so that a caller can state the
+     * work done (n * windows mixed additions into buckets). */
+    uint32_t window_bits;
+    uint32_t windows;
 } cuzk_msm_bench_t;
 
 /* Times cuzk_msm_g1_device on the given host inputs (which are pinned for the duration). */

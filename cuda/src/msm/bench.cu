@@ -40,6 +40,11 @@ void keep_pool_memory() {
     CUZK_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
 }
 
+float median_of(std::vector<float> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
 float median_ms(uint32_t warmup, uint32_t iters, cudaStream_t s, const std::function<void()>& body) {
     std::vector<float> times;
     for (uint32_t i = 0; i < warmup + std::max(iters, 1u); i++) {
@@ -50,8 +55,7 @@ float median_ms(uint32_t warmup, uint32_t iters, cudaStream_t s, const std::func
         stop.sync();
         if (i >= warmup) times.push_back(stop.since(start));
     }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
+    return median_of(std::move(times));
 }
 
 }  // namespace
@@ -80,6 +84,21 @@ extern "C" cuzk_error_t cuzk_msm_g1_bench(const cuzk_g1_affine_t* points, const 
             h2d();
             msm::msm_g1_device(d_points, d_scalars, n, d_out, s);
         });
+        std::vector<float> sort, bucket, reduce;
+        for (uint32_t i = 0; i < std::max(iters, 1u); i++) {
+            msm::msm_profile_t prof;
+            msm::msm_g1_device(d_points, d_scalars, n, d_out, s, &prof);
+            prof.done.sync();
+            sort.push_back(prof.sorted.since(prof.begin));
+            bucket.push_back(prof.summed.since(prof.sorted));
+            reduce.push_back(prof.done.since(prof.summed));
+        }
+        out->sort_ms = msm::median_of(sort);
+        out->bucket_ms = msm::median_of(bucket);
+        out->reduce_ms = msm::median_of(reduce);
+        const msm::window_plan_t plan = msm::plan_windows(n);
+        out->window_bits = plan.bits;
+        out->windows = plan.windows;
         s.sync();
     });
 }
@@ -107,6 +126,8 @@ extern "C" cuzk_error_t cuzk_batch_add_g1_bench(const cuzk_g1_affine_t* points, 
             h2d();
             run();
         });
+        out->sort_ms = out->bucket_ms = out->reduce_ms = 0;
+        out->window_bits = out->windows = 0;
         s.sync();
     });
 }

@@ -1,25 +1,29 @@
 // Pippenger multi-scalar multiplication over G1 on the GPU, and its C entry points.
 //
-// With windows of c bits, scalar s_i = sum_w d_{i,w} 2^(cw) and
-//     sum_i s_i P_i = sum_w 2^(cw) sum_{d=1}^{2^c-1} d * B_{w,d},   B_{w,d} = sum_{i: d_{i,w}=d} P_i.
+// Signed digits: with windows of c bits and H = 2^(c-1), every scalar is rewritten as
+//     s = sum_w d_w 2^(cw),   d_w in [-(H - 1), H],
+// by taking each window's c bits plus the carry from below and, when that exceeds H,
+// subtracting 2^c and carrying one into the next window. Then
+//     sum_i s_i P_i = sum_w 2^(cw) sum_{d=1}^{H} d * B_{w,d},   B_{w,d} = sum_{i: |d_{i,w}|=d} sign * P_i,
+// so each window has H buckets instead of 2^c - 1 (the bucket reduction halves) and a
+// negative digit costs only the negation of the point's y. Scalars are below r < 2^255, so
+// ceil(256 / c) windows always absorb the last carry.
+//
 // Steps, all on `stream`:
-//   1. scalars from Montgomery form to canonical integers (one kernel);
-//   2. per window: the digit of every scalar as a sort key, point indices as values, sorted by
-//      CUB's radix sort on the c key bits only; the start and end of every bucket's run in the
-//      sorted order are recorded;
-//   3. bucket sums (all windows at once): each bucket's run is cut into pieces of at most PIECE
-//      points, one thread per piece sums it with mixed additions into an XYZZ accumulator
-//      (reading the points through the sorted indices), then one thread per bucket adds its
-//      pieces;
-//   4. bucket reduction: each window's buckets are split into segments of SEG buckets; one
-//      thread per segment forms sum (d - a) B_d by running sums (a = the segment's first
-//      digit) and adds a * sum B_d by double-and-add; the segment results are summed per window;
-//   5. one thread combines the windows by Horner's rule (c doublings, one addition per window)
+//   1. per window: each scalar's digit (from its Montgomery form, made canonical in registers,
+//      with the carry chain recomputed up to the window) as a sort key |d|, and the point
+//      index with the sign in bit 31 as the value; CUB's radix sort on the c key bits groups
+//      every bucket's points; the start and end of every bucket's run are recorded;
+//   2. bucket sums (all windows at once): each bucket's run is cut into pieces of at most
+//      PIECE points, one thread per piece sums it with mixed additions into an XYZZ
+//      accumulator, then one thread per bucket adds its pieces;
+//   3. bucket reduction: each window's buckets are split into segments of SEG buckets; one
+//      thread per segment forms sum d B_d over its segment by running sums and one small
+//      multiple; the segment results are summed per window;
+//   4. one thread combines the windows by Horner's rule (c doublings, one addition per window)
 //      and writes blst's Jacobian form.
-// Digits are unsigned (2^c - 1 buckets per window, bucket 0 skipped). Sorting makes every
-// bucket's points contiguous; the pieces keep a bucket holding a large share of the points
-// (many equal scalars) from serializing on one thread, though its pieces are still added up
-// by one thread (size / PIECE additions).
+// The pieces keep a bucket holding a large share of the points (many equal scalars) from
+// serializing on one thread, though its pieces are still added up by one thread.
 #include <cub/cub.cuh>
 
 #include <algorithm>
@@ -29,46 +33,61 @@
 #include "msm/msm.cuh"
 
 namespace cuzk::msm {
+
+constexpr uint32_t SCALAR_BITS = 256;  // r < 2^255, plus one bit for the last signed carry
+constexpr uint32_t MAX_WINDOW = 16;    // 16-bit sort keys at most (two radix-sort passes)
+constexpr uint32_t SIGN_BIT = 0x80000000u;
+
+window_plan_t plan_windows(size_t n) {
+    // Cost model in mixed-addition units: n accumulations per window plus about 1.5 additions
+    // per bucket in the reduction (two full additions, each ~1.4 mixed ones, over H = 2^(c-1)
+    // buckets); c is the cheapest in [4, 16].
+    window_plan_t best{4, (SCALAR_BITS + 3) / 4};
+    double best_cost = -1;
+    for (uint32_t c = 4; c <= MAX_WINDOW; c++) {
+        const uint32_t w = (SCALAR_BITS + c - 1) / c;
+        const double cost = double(w) * (double(n) + 1.5 * double(size_t(1) << c));
+        if (best_cost < 0 || cost < best_cost) {
+            best = {c, w};
+            best_cost = cost;
+        }
+    }
+    return best;
+}
+
 namespace {
 
-constexpr uint32_t SCALAR_BITS = 255;
-constexpr uint32_t MAX_WINDOW = 16;
 constexpr uint32_t SEG = 64;    // buckets per reduction segment
 constexpr uint32_t PIECE = 64;  // most points one thread sums into a bucket
 
-// Window size by input size: about log2(n) - 5, so that the 2^c-bucket reduction costs little
-// next to the n additions per window, kept within [4, 16] (16-bit sort keys at most).
-uint32_t window_bits(size_t n) {
-    uint32_t lg = 0;
-    while (lg < 63 && (size_t(1) << lg) < n) lg++;
-    int c = int(lg) - 5;
-    return uint32_t(std::clamp(c, 4, int(MAX_WINDOW)));
+// Bits [bit, bit + c) of a canonical scalar (c <= 16, so at most two 32-bit limbs; bits at or
+// above 256 read as zeros).
+__device__ __forceinline__ uint32_t window_of(const fr_t& canon, uint32_t bit, uint32_t c) {
+    const uint32_t limb = bit / 32, sh = bit % 32;
+    if (limb >= uint32_t(fr_t::N)) return 0;
+    uint64_t v = canon.l[limb];
+    if (limb + 1 < uint32_t(fr_t::N)) v |= uint64_t(canon.l[limb + 1]) << 32;
+    return uint32_t(v >> sh) & ((1u << c) - 1);
 }
 
-__global__ void canonical_kernel(const fr_t* in, fr_t* out, size_t n) {
-    const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    if (i < n) out[i] = in[i].to_canonical();
-}
-
-__global__ void iota_kernel(uint32_t* out, size_t n) {
-    const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    if (i < n) out[i] = uint32_t(i);
-}
-
-// keys[i] = bits [bit, bit + c) of the canonical scalar i (c <= 16, so they span at most two
-// 32-bit limbs; canonical values are below 2^255, so reading past the top gives zeros).
-__global__ void digit_kernel(const fr_t* canon, size_t n, uint32_t bit, uint32_t c, uint32_t* keys) {
+// For window w: keys[i] = |d_{i,w}|, vals[i] = i | (sign bit if d_{i,w} < 0). The carry into
+// window w is recomputed from window 0 (a few integer operations per window), so no
+// per-scalar state is kept between the windows' sorts.
+__global__ void digit_kernel(const fr_t* scalars, size_t n, uint32_t w, uint32_t c, uint32_t* keys, uint32_t* vals) {
     const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (i >= n) return;
-    const uint32_t* l = canon[i].l;
-    const uint32_t limb = bit / 32, sh = bit % 32;
-    uint64_t v = l[limb];
-    if (limb + 1 < uint32_t(fr_t::N)) v |= uint64_t(l[limb + 1]) << 32;
-    keys[i] = uint32_t(v >> sh) & ((1u << c) - 1);
+    const fr_t canon = scalars[i].to_canonical();
+    const uint32_t half = 1u << (c - 1);
+    uint32_t carry = 0;
+    for (uint32_t k = 0; k < w; k++) carry = window_of(canon, k * c, c) + carry > half;
+    const uint32_t v = window_of(canon, w * c, c) + carry;
+    const bool neg = v > half;
+    keys[i] = neg ? (1u << c) - v : v;
+    vals[i] = uint32_t(i) | (neg ? SIGN_BIT : 0);
 }
 
-// Records where each digit's run starts and ends in the sorted keys (runs of absent digits
-// keep the zeros they were cleared to, i.e. empty).
+// Records where each key's run starts and ends in the sorted keys (keys with no run keep the
+// zeros they were cleared to, i.e. empty).
 __global__ void bounds_kernel(const uint32_t* keys, size_t n, uint32_t* start, uint32_t* end) {
     const size_t j = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (j >= n) return;
@@ -77,24 +96,31 @@ __global__ void bounds_kernel(const uint32_t* keys, size_t n, uint32_t* start, u
     if (j + 1 == n || keys[j + 1] != k) end[k] = uint32_t(j + 1);
 }
 
+// Bucket t (0 <= t < windows * half) is digit t % half + 1 of window t / half; its run is key
+// slot window * (half + 1) + digit of start/end (slot 0 of every window holds the zero digits,
+// which contribute nothing and get no bucket).
+__device__ __forceinline__ size_t slot_of(size_t t, uint32_t half) {
+    return (t / half) * (half + 1) + t % half + 1;
+}
+
 // Bucket sums are split into pieces of at most PIECE points, so that a bucket holding many
 // points (equal scalars) is spread over many threads instead of one: count_kernel gives each
 // bucket's piece count, an exclusive scan gives each bucket's first piece, piece_kernel sums
 // one piece per thread by mixed additions, and bucket_kernel adds up each bucket's pieces.
-// Bucket 0 (digit 0 contributes nothing) gets no pieces.
-__global__ void count_kernel(const uint32_t* start, const uint32_t* end, uint32_t c, size_t total, uint32_t* count) {
+__global__ void count_kernel(const uint32_t* start, const uint32_t* end, uint32_t half, size_t total,
+                             uint32_t* count) {
     const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (t >= total) return;
-    const bool zero_digit = (t & ((size_t(1) << c) - 1)) == 0;
-    count[t] = zero_digit ? 0 : (end[t] - start[t] + PIECE - 1) / PIECE;
+    const size_t slot = slot_of(t, half);
+    count[t] = (end[slot] - start[slot] + PIECE - 1) / PIECE;
 }
 
 // Thread p handles piece p; its bucket is the last one whose first piece is <= p (buckets
 // with no pieces share their successor's offset and are skipped by this search). Threads
 // past the total (launched for the upper bound, so that no count returns to the host) exit.
-__global__ void __launch_bounds__(128) piece_kernel(const affine_t* points, const uint32_t* sorted_idx, size_t n,
+__global__ void __launch_bounds__(128) piece_kernel(const affine_t* points, const uint32_t* sorted_vals, size_t n,
                                                     const uint32_t* start, const uint32_t* end, const uint32_t* count,
-                                                    const uint32_t* offset, uint32_t c, size_t total_buckets,
+                                                    const uint32_t* offset, uint32_t half, size_t total_buckets,
                                                     xyzz_t* pieces) {
     const size_t p = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     const size_t total_pieces = size_t(offset[total_buckets - 1]) + count[total_buckets - 1];
@@ -104,12 +130,17 @@ __global__ void __launch_bounds__(128) piece_kernel(const affine_t* points, cons
         const size_t mid = (lo + hi) / 2;
         if (offset[mid] <= p) lo = mid; else hi = mid;
     }
-    const size_t t = lo;
-    const uint32_t* idx = sorted_idx + (t >> c) * n;
-    const uint32_t first = start[t] + uint32_t(p - offset[t]) * PIECE;
-    const uint32_t last = min(end[t], first + PIECE);
+    const size_t t = lo, slot = slot_of(t, half);
+    const uint32_t* vals = sorted_vals + (t / half) * n;
+    const uint32_t first = start[slot] + uint32_t(p - offset[t]) * PIECE;
+    const uint32_t last = min(end[slot], first + PIECE);
     xyzz_t acc = xyzz_t::inf();
-    for (uint32_t j = first; j < last; j++) acc = acc.add_affine(points[idx[j]]);
+    for (uint32_t j = first; j < last; j++) {
+        const uint32_t v = vals[j];
+        affine_t q = points[v & ~SIGN_BIT];
+        if (v & SIGN_BIT) q.y = q.y.neg();  // -(x, y) = (x, -y); infinity (0, 0) stays put
+        acc = acc.add_affine(q);
+    }
     pieces[p] = acc;
 }
 
@@ -122,33 +153,34 @@ __global__ void __launch_bounds__(128) bucket_kernel(const xyzz_t* pieces, const
     buckets[t] = acc;
 }
 
-// k * p for k < 2^32, by double-and-add from the top bit.
+// k * p for 0 < k < 2^32, by double-and-add from the top set bit.
 __device__ xyzz_t mul_small(const xyzz_t& p, uint32_t k) {
     xyzz_t r = xyzz_t::inf();
-    for (int b = 31; b >= 0; b--) {
+    for (int b = 31 - __clz(k); b >= 0; b--) {
         r = r.dbl();
         if ((k >> b) & 1) r = r.add(p);
     }
     return r;
 }
 
-// One thread per segment of `len` buckets starting at digit a: sum_{d} d * B_d over the segment,
-// as sum (d - a) B_d (running sums from the top) plus a * sum B_d.
-__global__ void __launch_bounds__(128) segment_kernel(const xyzz_t* buckets, uint32_t c, uint32_t len,
+// One thread per segment of `len` buckets; bucket j of a window holds digit j + 1, so the
+// segment starting at j = a contributes sum_j (j + 1) B_j = sum_j (j - a) B_j + (a + 1) sum_j B_j:
+// running sums from the top give the first term, one small multiple the second.
+__global__ void __launch_bounds__(128) segment_kernel(const xyzz_t* buckets, uint32_t half, uint32_t len,
                                                       size_t total_segments, xyzz_t* out) {
     const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (t >= total_segments) return;
-    const size_t per_window = (size_t(1) << c) / len;
+    const size_t per_window = half / len;
     const size_t w = t / per_window, s = t % per_window;
     const uint32_t a = uint32_t(s * len);
-    const xyzz_t* b = buckets + (w << c) + a;
+    const xyzz_t* b = buckets + w * half + a;
     xyzz_t running = xyzz_t::inf(), acc = xyzz_t::inf();
     for (uint32_t d = len - 1; d > 0; d--) {
         running = running.add(b[d]);
         acc = acc.add(running);
     }
     running = running.add(b[0]);
-    if (a != 0) acc = acc.add(mul_small(running, a));
+    acc = acc.add(a == 0 ? running : mul_small(running, a + 1));
     out[t] = acc;
 }
 
@@ -166,52 +198,53 @@ __global__ void combine_kernel(const xyzz_t* windows, uint32_t num_windows, uint
 }  // namespace
 
 void msm_g1_device(const affine_t* d_points, const fr_t* d_scalars, size_t n, jacobian_t* d_out,
-                   cudaStream_t stream) {
+                   cudaStream_t stream, msm_profile_t* profile) {
     CUZK_REQUIRE(d_out != nullptr, "msm: null output");
+    if (profile) profile->begin.record(stream);
     if (n == 0) {
         // The empty sum: blst's identity is all zeros.
         CUZK_CUDA_CHECK(cudaMemsetAsync(d_out, 0, sizeof(jacobian_t), stream));
+        if (profile) {
+            profile->sorted.record(stream);
+            profile->summed.record(stream);
+            profile->done.record(stream);
+        }
         return;
     }
     CUZK_REQUIRE(d_points != nullptr && d_scalars != nullptr, "msm: null input");
     CUZK_REQUIRE(n <= size_t(INT32_MAX), "msm: more than 2^31 - 1 points");
 
-    const uint32_t c = window_bits(n);
-    const uint32_t num_windows = (SCALAR_BITS + c - 1) / c;
-    const size_t nb = size_t(1) << c;
-    const size_t total_buckets = num_windows * nb;
+    const window_plan_t plan = plan_windows(n);
+    const uint32_t c = plan.bits, num_windows = plan.windows, half = 1u << (c - 1);
+    const size_t slots = size_t(num_windows) * (half + 1);       // keys 0..half per window
+    const size_t total_buckets = size_t(num_windows) * half;     // digits 1..half per window
     constexpr unsigned T = 256;
 
-    dev_ptr_t<fr_t> canon(n, stream);
-    canonical_kernel<<<blocks_for(n, T), T, 0, stream>>>(d_scalars, canon, n);
-    CUZK_LAUNCH_CHECK();
-
-    dev_ptr_t<uint32_t> iota(n, stream), keys(n, stream), sorted_keys(n, stream);
-    dev_ptr_t<uint32_t> sorted_idx(n * num_windows, stream);
-    dev_ptr_t<uint32_t> start(total_buckets, stream), end(total_buckets, stream);
+    dev_ptr_t<uint32_t> keys(n, stream), vals(n, stream), sorted_keys(n, stream);
+    dev_ptr_t<uint32_t> sorted_vals(n * num_windows, stream);
+    dev_ptr_t<uint32_t> start(slots, stream), end(slots, stream);
     CUZK_CUDA_CHECK(cudaMemsetAsync(start, 0, start.bytes(), stream));
     CUZK_CUDA_CHECK(cudaMemsetAsync(end, 0, end.bytes(), stream));
-    iota_kernel<<<blocks_for(n, T), T, 0, stream>>>(iota, n);
-    CUZK_LAUNCH_CHECK();
 
     size_t temp_bytes = 0;
-    CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys.get(), sorted_keys.get(), iota.get(),
-                                                    sorted_idx.get(), int(n), 0, int(c), stream));
+    CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys.get(), sorted_keys.get(), vals.get(),
+                                                    sorted_vals.get(), int(n), 0, int(c), stream));
     dev_ptr_t<uint8_t> temp(std::max<size_t>(temp_bytes, 1), stream);
 
     for (uint32_t w = 0; w < num_windows; w++) {
-        digit_kernel<<<blocks_for(n, T), T, 0, stream>>>(canon, n, w * c, c, keys);
+        digit_kernel<<<blocks_for(n, T), T, 0, stream>>>(d_scalars, n, w, c, keys, vals);
         CUZK_LAUNCH_CHECK();
         size_t bytes = temp_bytes;
-        CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(), bytes, keys.get(), sorted_keys.get(),
-                                                        iota.get(), sorted_idx.get() + w * n, int(n), 0, int(c),
-                                                        stream));
-        bounds_kernel<<<blocks_for(n, T), T, 0, stream>>>(sorted_keys, n, start.get() + w * nb, end.get() + w * nb);
+        CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(), bytes, keys.get(), sorted_keys.get(), vals.get(),
+                                                        sorted_vals.get() + w * n, int(n), 0, int(c), stream));
+        bounds_kernel<<<blocks_for(n, T), T, 0, stream>>>(sorted_keys, n, start.get() + w * (half + 1),
+                                                           end.get() + w * (half + 1));
         CUZK_LAUNCH_CHECK();
     }
+    if (profile) profile->sorted.record(stream);
 
     dev_ptr_t<uint32_t> count(total_buckets, stream), offset(total_buckets, stream);
-    count_kernel<<<blocks_for(total_buckets, T), T, 0, stream>>>(start, end, c, total_buckets, count);
+    count_kernel<<<blocks_for(total_buckets, T), T, 0, stream>>>(start, end, half, total_buckets, count);
     CUZK_LAUNCH_CHECK();
     size_t scan_bytes = 0;
     CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, count.get(), offset.get(), int(total_buckets),
@@ -222,18 +255,19 @@ void msm_g1_device(const affine_t* d_points, const fr_t* d_scalars, size_t n, ja
     // Each bucket has at most ceil(size / PIECE) <= size / PIECE + 1 pieces.
     const size_t max_pieces = n * num_windows / PIECE + total_buckets;
     dev_ptr_t<xyzz_t> pieces(max_pieces, stream);
-    piece_kernel<<<blocks_for(max_pieces, 128), 128, 0, stream>>>(d_points, sorted_idx, n, start, end, count, offset,
-                                                                  c, total_buckets, pieces);
+    piece_kernel<<<blocks_for(max_pieces, 128), 128, 0, stream>>>(d_points, sorted_vals, n, start, end, count, offset,
+                                                                  half, total_buckets, pieces);
     CUZK_LAUNCH_CHECK();
     dev_ptr_t<xyzz_t> buckets(total_buckets, stream);
     bucket_kernel<<<blocks_for(total_buckets, 128), 128, 0, stream>>>(pieces, count, offset, total_buckets, buckets);
     CUZK_LAUNCH_CHECK();
+    if (profile) profile->summed.record(stream);
 
-    const uint32_t seg_len = uint32_t(std::min<size_t>(SEG, nb));
-    const size_t per_window = nb / seg_len;
+    const uint32_t seg_len = std::min<uint32_t>(SEG, half);
+    const size_t per_window = half / seg_len;
     const size_t total_segments = num_windows * per_window;
     dev_ptr_t<xyzz_t> segments(total_segments, stream);
-    segment_kernel<<<blocks_for(total_segments, 128), 128, 0, stream>>>(buckets, c, seg_len, total_segments,
+    segment_kernel<<<blocks_for(total_segments, 128), 128, 0, stream>>>(buckets, half, seg_len, total_segments,
                                                                         segments);
     CUZK_LAUNCH_CHECK();
 
@@ -241,6 +275,7 @@ void msm_g1_device(const affine_t* d_points, const fr_t* d_scalars, size_t n, ja
     const xyzz_t* windows = reduce_rows(segments, num_windows, per_window, scratch_a, scratch_b, stream);
     combine_kernel<<<1, 32, 0, stream>>>(windows, num_windows, c, d_out);
     CUZK_LAUNCH_CHECK();
+    if (profile) profile->done.record(stream);
 }
 
 }  // namespace cuzk::msm

@@ -14,10 +14,24 @@
 
 namespace cuzk::msm {
 
+// The MSM's signed-digit windows for n points: `bits` per window (c), `windows` of them.
+struct window_plan_t {
+    uint32_t bits;
+    uint32_t windows;
+};
+window_plan_t plan_windows(size_t n);
+
+// Events recorded between the MSM's stages, for the benchmark's per-stage timings: digits and
+// sorts (begin..sorted), bucket sums (..summed), reduction and combination (..done).
+struct msm_profile_t {
+    event_t begin, sorted, summed, done;
+};
+
 // sum_i scalars[i] * points[i] into *d_out (device), enqueued on `stream`. Scalars are blst
-// Montgomery form. Scratch memory is allocated and freed stream-ordered.
+// Montgomery form. Scratch memory is allocated and freed stream-ordered. With `profile`, its
+// events are recorded on the stream between the stages.
 void msm_g1_device(const affine_t* d_points, const fr_t* d_scalars, size_t n, jacobian_t* d_out,
-                   cudaStream_t stream);
+                   cudaStream_t stream, msm_profile_t* profile = nullptr);
 
 // For each of `count` bitmaps (stride `wpb` words), the sum of the selected points, into
 // d_out[0 .. count) (device), enqueued on `stream`.

@@ -67,21 +67,32 @@ fn main() -> ExitCode {
     let mut failed = false;
     println!("G1 MSM (BLS12-381), random 255-bit scalars, median after warm-up, CUDA events");
     println!(
-        "{:>6} {:>11} {:>11} {:>14} {:>12}",
-        "size", "MSM ms", "ns/point", "H2D+MSM ms", "Mpoints/s"
+        "{:>6} {:>9} {:>12} {:>8} {:>8} {:>8} {:>9} {:>10} {:>8}",
+        "size", "MSM ms", "H2D+MSM ms", "sort", "buckets", "reduce", "c x W", "Gadd/s", "GB/s"
     );
     for &log_n in &sizes {
         let n = 1usize << log_n;
         let (warmup, iters) = if log_n >= 25 { (1, 3) } else { (2, 7) };
         match bench_msm_g1(&points[..n], &scalars[..n], warmup, iters) {
-            Ok(r) => println!(
-                "{:>6} {:>11.2} {:>11.2} {:>14.2} {:>12.1}",
-                format!("2^{log_n}"),
-                r.device_ms,
-                r.device_ms as f64 * 1e6 / n as f64,
-                r.with_h2d_ms,
-                n as f64 / (r.device_ms as f64 * 1e-3) / 1e6
-            ),
+            Ok(r) => {
+                // Work: n mixed additions into buckets per window. Bytes: the points and
+                // scalars read once (a floor; each window reads them again).
+                let adds = n as f64 * r.windows as f64;
+                let bytes = n as f64 * (96.0 + 32.0);
+                let secs = r.device_ms as f64 * 1e-3;
+                println!(
+                    "{:>6} {:>9.2} {:>12.2} {:>8.2} {:>8.2} {:>8.2} {:>9} {:>10.2} {:>8.1}",
+                    format!("2^{log_n}"),
+                    r.device_ms,
+                    r.with_h2d_ms,
+                    r.sort_ms,
+                    r.bucket_ms,
+                    r.reduce_ms,
+                    format!("{}x{}", r.window_bits, r.windows),
+                    adds / secs / 1e9,
+                    bytes / secs / 1e9
+                );
+            }
             Err(e) => {
                 println!("{:>6} failed: {e}", format!("2^{log_n}"));
                 failed = true;
@@ -97,8 +108,8 @@ fn main() -> ExitCode {
     println!();
     println!("G1 batch addition, 2^{max_log} points, half the bits set, median after warm-up");
     println!(
-        "{:>8} {:>10} {:>14} {:>10} {:>12}",
-        "bitmaps", "ms", "H2D+add ms", "GB/s", "of 4.8 TB/s"
+        "{:>8} {:>10} {:>14} {:>10} {:>12} {:>8}",
+        "bitmaps", "ms", "H2D+add ms", "GB/s", "of 4.8 TB/s", "Gadd/s"
     );
     for count in [1usize, 4] {
         let refs: Vec<&[u64]> = bitmaps[..count].iter().map(Vec::as_slice).collect();
@@ -107,13 +118,19 @@ fn main() -> ExitCode {
                 // The floor: the points read once plus the bitmaps.
                 let bytes = (n_max * 96 + count * words * 8) as f64;
                 let gbs = bytes / (r.device_ms as f64 * 1e-3) / 1e9;
+                // Work: one mixed addition per set bit.
+                let adds: u64 = refs
+                    .iter()
+                    .map(|b| b.iter().map(|w| u64::from(w.count_ones())).sum::<u64>())
+                    .sum();
                 println!(
-                    "{:>8} {:>10.3} {:>14.3} {:>10.0} {:>11.1}%",
+                    "{:>8} {:>10.3} {:>14.3} {:>10.0} {:>11.1}% {:>8.2}",
                     count,
                     r.device_ms,
                     r.with_h2d_ms,
                     gbs,
-                    gbs / 4800.0 * 100.0
+                    gbs / 4800.0 * 100.0,
+                    adds as f64 / (r.device_ms as f64 * 1e-3) / 1e9
                 );
             }
             Err(e) => {
