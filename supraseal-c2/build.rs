@@ -4,7 +4,9 @@
 //!
 //! The headers' folder comes from cuzk-cuda's build script (`links = "cuzk_cuda"`, exported
 //! as `DEP_CUZK_CUDA_INCLUDE`). Every `cuzk/*.h` in it is bound, so a new header needs no
-//! change here; only `cuzk_`/`CUZK_` names are kept, so system headers add nothing.
+//! change here; only `cuzk_`/`CUZK_` names (and the prover's entry points, which keep the names node
+//! software knows: `create_gpu_locks`, `generate_groth16_proofs_c`, ...) are kept, so system
+//! headers add nothing.
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
@@ -56,6 +58,8 @@ mod bindings {
             .header(wrapper.to_string_lossy())
             .clang_arg(format!("-I{}", include.display()))
             .allowlist_function("cuzk_.*")
+            // The prover's entry points keep the names node software knows them by.
+            .allowlist_function("(create|destroy)_gpu_locks|generate_groth16_proofs_.*")
             .allowlist_type("cuzk_.*")
             .allowlist_var("(cuzk|CUZK)_.*")
             // `CUZK_OK` rather than `cuzk_error_code_CUZK_OK`: the C names are prefixed already.

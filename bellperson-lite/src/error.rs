@@ -70,6 +70,12 @@ pub enum ProverError {
     DomainTooLarge { log_size: u32 },
     #[error("all circuits of a batch must have the same shape: circuit {index} differs in {what}")]
     ShapeMismatch { index: usize, what: &'static str },
+    #[error("GPU prover failed: {0}")]
+    Gpu(#[from] supraseal_c2::CudaError),
+    #[error("splitting the scalars for the GPU: {0}")]
+    Split(#[from] supraseal_c2::split::SplitError),
+    #[error("the CPU half of a GPU proof (B in G2) panicked: {0}")]
+    WorkerPanicked(String),
 }
 
 /// Why a proof or verifying key could not be decoded, or a proof was rejected.

@@ -12,7 +12,8 @@
 //! - [`synthesis`]: `ProvingAssignment`, the constraint system a circuit is run into.
 //! - [`domain`]: radix-2 NTTs over the scalar field.
 //! - [`msm`]: multi-scalar multiplication with the zero / one / other split.
-//! - [`prover`]: H = (A*B - C)/Z, the MSMs and the proof assembly.
+//! - [`prover`]: H = (A*B - C)/Z, the MSMs and the proof assembly (the CPU backend).
+//! - `gpu` (feature `cuda`): the GPU backend, with the same contract and the same proof bytes.
 //! - [`verifier`]: prepared verifying key and proof verification.
 //! - [`generator`]: parameter generation, and the benchmark-only [`generator::BenchmarkSrs`].
 //! - [`circuits`]: the `sha` and `mix` test circuits shared by tests and benchmarks.
@@ -23,6 +24,8 @@ pub mod density;
 pub mod domain;
 pub mod error;
 pub mod generator;
+#[cfg(feature = "cuda")]
+pub mod gpu;
 pub mod msm;
 pub mod params;
 pub mod proof;

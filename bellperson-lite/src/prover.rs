@@ -27,6 +27,10 @@ use crate::synthesis::{synthesize_circuits, ProvingAssignment};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PhaseTimings {
     pub synthesis: Duration,
+    /// GPU backend: checks and the split of the scalars on the CPU before the GPU part.
+    pub prep: Duration,
+    /// GPU backend: waiting for the GPU's locks and VRAM, and the host-to-device copies.
+    pub upload: Duration,
     /// The seven NTTs and the pointwise work that give the coefficients of H.
     pub ntt: Duration,
     pub msm_h: Duration,
@@ -147,21 +151,10 @@ pub fn prove_from_assignments_with_timings<P: ProvingKey + ?Sized>(
     s_s: &[Scalar],
 ) -> Result<(Vec<Proof>, PhaseTimings), ProverError> {
     let start = Instant::now();
-    check_randomness(assignments.len(), r_s, s_s)?;
-    let Some(first) = assignments.first() else {
+    let Some(domain) = check_batch(&assignments, params, r_s, s_s)? else {
         return Ok((Vec::new(), PhaseTimings::default()));
     };
-    let domain = EvaluationDomain::new(first.num_constraints())?;
-    check_shapes(&assignments)?;
-    check_params(first, &domain, params)?;
-    for assignment in &assignments {
-        if let Some(index) = assignment.first_unsatisfied() {
-            return Err(ProverError::Unsatisfied {
-                index,
-                total: assignment.num_constraints(),
-            });
-        }
-    }
+    check_satisfied(&assignments)?;
 
     let mut timings = PhaseTimings::default();
     let mut proofs = Vec::with_capacity(assignments.len());
@@ -177,6 +170,40 @@ pub fn prove_from_assignments_with_timings<P: ProvingKey + ?Sized>(
     }
     timings.total = start.elapsed();
     Ok((proofs, timings))
+}
+
+/// What a batch must satisfy before any proving work, for every backend: one `r` and one `s`
+/// per circuit, one shape for all, parameters of exactly that shape. Returns the domain, or
+/// `None` for an empty batch. (Satisfaction is [`check_satisfied`], which the GPU backend runs
+/// beside the GPU part.)
+pub(crate) fn check_batch<P: ProvingKey + ?Sized>(
+    assignments: &[ProvingAssignment],
+    params: &P,
+    r_s: &[Scalar],
+    s_s: &[Scalar],
+) -> Result<Option<EvaluationDomain>, ProverError> {
+    check_randomness(assignments.len(), r_s, s_s)?;
+    let Some(first) = assignments.first() else {
+        return Ok(None);
+    };
+    let domain = EvaluationDomain::new(first.num_constraints())?;
+    check_shapes(assignments)?;
+    check_params(first, &domain, params)?;
+    Ok(Some(domain))
+}
+
+/// Every circuit must be satisfied: an unsatisfied one would give a proof that does not
+/// verify.
+pub(crate) fn check_satisfied(assignments: &[ProvingAssignment]) -> Result<(), ProverError> {
+    for assignment in assignments {
+        if let Some(index) = assignment.first_unsatisfied() {
+            return Err(ProverError::Unsatisfied {
+                index,
+                total: assignment.num_constraints(),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn check_randomness(circuits: usize, r_s: &[Scalar], s_s: &[Scalar]) -> Result<(), ProverError> {

@@ -3,6 +3,9 @@
 //! - [`ffi`]: the raw declarations, generated from `cuda/include/cuzk/*.h` under the `cuda`
 //!   feature, and [`ffi::check`], which turns a returned `cuzk_error_t` into a `Result`.
 //! - [`error`]: [`CudaError`], the typed form of the library's `{code, message}` errors.
+//! - [`split`]: the CPU half of the split MSMs (zeros, ones and the rest), plain Rust.
+//! - `groth16` (`cuda`): the GPU part of the prover: [`GpuLocks`](groth16::GpuLocks) per GPU,
+//!   device-resident parameters, and the start/finish proving calls.
 //!
 //! The safe wrappers over the kernels (NTT, MSM, ...) live in one module each and go through
 //! `ffi`. Without the `cuda` feature nothing CUDA is linked and [`gpu_support_compiled`] is
@@ -11,9 +14,12 @@
 pub mod error;
 pub mod ffi;
 #[cfg(feature = "cuda")]
+pub mod groth16;
+#[cfg(feature = "cuda")]
 pub mod msm;
 #[cfg(feature = "cuda")]
 pub mod ntt;
+pub mod split;
 #[cfg(feature = "cuda")]
 pub mod testing;
 

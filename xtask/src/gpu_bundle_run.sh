@@ -100,8 +100,11 @@ if wants sanitizer; then
     for tool in memcheck racecheck; do
       for t in "${tests[@]}"; do
         name="$tool:$(basename "$t")"
-        run_step "$name" 0 env CUZK_SMALL=1 "$sanitizer" --tool "$tool" --error-exitcode 86 \
-          "$t" --test-threads=1
+        # API errors are not reported: some tests cause them on purpose (an injected launch
+        # fault, an unknown device), and the library checks every API call itself, so a real
+        # one fails its test. Memory and race errors in kernels are what the tools are for.
+        run_step "$name" 0 env CUZK_SMALL=1 "$sanitizer" --tool "$tool" --report-api-errors no \
+          --error-exitcode 86 "$t" --test-threads=1
         if [ "$step_rc" -eq 0 ]; then
           record "$name" PASS "$step_secs" "$(grep -h 'ERROR SUMMARY' "$step_out" | tail -n 1 | sed 's/^=* *//')"
         elif grep -q "Device not supported" "$step_out"; then

@@ -12,7 +12,9 @@ mod mix;
 mod sha;
 
 pub use self::mix::MixCircuit;
-pub use self::sha::{ShaCircuit, SHA256_COMPRESSION_CONSTRAINTS};
+pub use self::sha::{
+    ShaCircuit, SHA256_FIRST_COMPRESSION_CONSTRAINTS, SHA256_NEXT_COMPRESSION_CONSTRAINTS,
+};
 
 /// A test circuit cannot be built at the requested size.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -22,8 +22,12 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{CircuitSizeError, INPUT_CONSTRAINTS};
 
-/// Constraints of one `sha256_compression_function` call on allocated input bits.
-pub const SHA256_COMPRESSION_CONSTRAINTS: usize = 25_840;
+/// Constraints of the first `sha256_compression_function` call (allocated input bits, the
+/// constant IV as its state).
+pub const SHA256_FIRST_COMPRESSION_CONSTRAINTS: usize = 25_840;
+/// Constraints of each later call: its chaining state is allocated (the previous output),
+/// which makes the additions of the rounds 352 constraints dearer than with constants.
+pub const SHA256_NEXT_COMPRESSION_CONSTRAINTS: usize = 26_192;
 
 /// SHA-256 initial hash value (FIPS 180-4, section 5.3.3).
 const IV: [u32; 8] = [
@@ -71,13 +75,26 @@ impl ShaCircuit {
         (1usize << self.log_size) - INPUT_CONSTRAINTS - BLOCK_BITS - 1
     }
 
-    /// Number of compression calls.
+    /// Number of compression calls: as many as fit the budget.
     pub fn compressions(&self) -> usize {
-        self.budget() / SHA256_COMPRESSION_CONSTRAINTS
+        match self
+            .budget()
+            .checked_sub(SHA256_FIRST_COMPRESSION_CONSTRAINTS)
+        {
+            None => 0,
+            Some(rest) => 1 + rest / SHA256_NEXT_COMPRESSION_CONSTRAINTS,
+        }
     }
 
     fn padding(&self) -> usize {
-        self.budget() % SHA256_COMPRESSION_CONSTRAINTS
+        let calls = self.compressions();
+        let used = match calls {
+            0 => 0,
+            k => {
+                SHA256_FIRST_COMPRESSION_CONSTRAINTS + (k - 1) * SHA256_NEXT_COMPRESSION_CONSTRAINTS
+            }
+        };
+        self.budget() - used
     }
 
     fn block(&self) -> [u8; BLOCK_BITS / 8] {
@@ -164,7 +181,9 @@ mod tests {
 
     #[test]
     fn has_2_pow_n_constraints_and_is_satisfied() {
-        for log_size in [10, 15] {
+        // 15: one compression (constant IV); 16 and 17: later compressions chain an
+        // allocated state, which costs more constraints than the first.
+        for log_size in [10, 15, 16, 17] {
             let c = ShaCircuit::new(log_size, 5);
             let cs = synthesize_circuit(c.clone()).unwrap();
             assert_eq!(cs.num_constraints(), 1 << log_size, "2^{log_size}");
@@ -173,6 +192,7 @@ mod tests {
         }
         assert_eq!(ShaCircuit::new(15, 0).compressions(), 1);
         assert_eq!(ShaCircuit::new(16, 0).compressions(), 2);
+        assert_eq!(ShaCircuit::new(17, 0).compressions(), 4);
     }
 
     #[test]

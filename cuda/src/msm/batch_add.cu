@@ -49,6 +49,27 @@ void launch_group(const affine_t* d_points, size_t n, const uint64_t* d_words, s
 
 }  // namespace
 
+namespace {
+
+// Threads of one batch-addition launch: enough to fill the device a few times over, no more
+// than one per point.
+size_t launch_threads(size_t n, unsigned* blocks_out) {
+    int dev = 0, sms = 0;
+    CUZK_CUDA_CHECK(cudaGetDevice(&dev));
+    CUZK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    const unsigned blocks = unsigned(std::min<size_t>(size_t(sms) * 4, blocks_for(n, THREADS)));
+    if (blocks_out) *blocks_out = blocks;
+    return size_t(blocks) * THREADS;
+}
+
+}  // namespace
+
+size_t batch_add_scratch_bytes(size_t count) {
+    const size_t threads = launch_threads(SIZE_MAX / 2, nullptr);
+    // Partial sums, two levels of row sums (fan-in 32), the per-bitmap sums.
+    return (std::min(count, GROUP) * threads * 2 + count) * sizeof(xyzz_t) + (size_t(8) << 20);
+}
+
 void batch_add_g1_device(const affine_t* d_points, size_t n, const uint64_t* d_words, size_t wpb, size_t count,
                          jacobian_t* d_out, cudaStream_t stream) {
     if (count == 0) return;
@@ -60,12 +81,8 @@ void batch_add_g1_device(const affine_t* d_points, size_t n, const uint64_t* d_w
     CUZK_REQUIRE(d_points != nullptr && d_words != nullptr, "batch add: null input");
     CUZK_REQUIRE(wpb >= (n + 63) / 64, "batch add: bitmaps shorter than the points");
 
-    // Enough threads to fill the device a few times over, no more than one per point.
-    int dev = 0, sms = 0;
-    CUZK_CUDA_CHECK(cudaGetDevice(&dev));
-    CUZK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    const unsigned blocks = unsigned(std::min<size_t>(size_t(sms) * 4, blocks_for(n, THREADS)));
-    const size_t threads = size_t(blocks) * THREADS;
+    unsigned blocks = 0;
+    const size_t threads = launch_threads(n, &blocks);
 
     dev_ptr_t<xyzz_t> partial(std::min(count, GROUP) * threads, stream);
     dev_ptr_t<xyzz_t> scratch_a, scratch_b;

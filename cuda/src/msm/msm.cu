@@ -118,7 +118,8 @@ __global__ void count_kernel(const uint32_t* start, const uint32_t* end, uint32_
 // Thread p handles piece p; its bucket is the last one whose first piece is <= p (buckets
 // with no pieces share their successor's offset and are skipped by this search). Threads
 // past the total (launched for the upper bound, so that no count returns to the host) exit.
-__global__ void __launch_bounds__(128) piece_kernel(const affine_t* points, const uint32_t* sorted_vals, size_t n,
+__global__ void __launch_bounds__(128) piece_kernel(const affine_t* __restrict__ points,
+                                                    const uint32_t* __restrict__ sorted_vals, size_t n,
                                                     const uint32_t* start, const uint32_t* end, const uint32_t* count,
                                                     const uint32_t* offset, uint32_t half, size_t total_buckets,
                                                     xyzz_t* pieces) {
@@ -134,11 +135,19 @@ __global__ void __launch_bounds__(128) piece_kernel(const affine_t* points, cons
     const uint32_t* vals = sorted_vals + (t / half) * n;
     const uint32_t first = start[slot] + uint32_t(p - offset[t]) * PIECE;
     const uint32_t last = min(end[slot], first + PIECE);
+    // The points are scattered over the whole vector (an HBM read each): the next one is
+    // loaded before the current addition, so that its latency hides behind the arithmetic.
     xyzz_t acc = xyzz_t::inf();
+    uint32_t v = first < last ? vals[first] : 0;
+    affine_t next = first < last ? points[v & ~SIGN_BIT] : affine_t::inf();
     for (uint32_t j = first; j < last; j++) {
-        const uint32_t v = vals[j];
-        affine_t q = points[v & ~SIGN_BIT];
-        if (v & SIGN_BIT) q.y = q.y.neg();  // -(x, y) = (x, -y); infinity (0, 0) stays put
+        const uint32_t cur_v = v;
+        affine_t q = next;
+        if (j + 1 < last) {
+            v = vals[j + 1];
+            next = points[v & ~SIGN_BIT];
+        }
+        if (cur_v & SIGN_BIT) q.y = q.y.neg();  // -(x, y) = (x, -y); infinity (0, 0) stays put
         acc = acc.add_affine(q);
     }
     pieces[p] = acc;
@@ -196,6 +205,28 @@ __global__ void combine_kernel(const xyzz_t* windows, uint32_t num_windows, uint
 }
 
 }  // namespace
+
+size_t msm_scratch_bytes(size_t n) {
+    if (n == 0) return 0;
+    const window_plan_t plan = plan_windows(n);
+    const size_t c = plan.bits, w = plan.windows, half = size_t(1) << (c - 1);
+    const size_t buckets = w * half;
+    size_t sort_bytes = 0, scan_bytes = 0;
+    CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, static_cast<uint32_t*>(nullptr),
+                                                    static_cast<uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
+                                                    static_cast<uint32_t*>(nullptr), int(n), 0, int(c)));
+    CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<uint32_t*>(nullptr),
+                                                  static_cast<uint32_t*>(nullptr), int(buckets)));
+    size_t bytes = 0;
+    bytes += 3 * n * 4 + n * w * 4;                 // keys, values, sorted keys; sorted values
+    bytes += 2 * w * (half + 1) * 4;                // run starts and ends
+    bytes += sort_bytes + scan_bytes;
+    bytes += 2 * buckets * 4;                       // piece counts and offsets
+    bytes += (n * w / PIECE + buckets) * sizeof(xyzz_t);  // pieces
+    bytes += buckets * sizeof(xyzz_t);              // buckets
+    bytes += 2 * w * (half / std::min<size_t>(SEG, half)) * sizeof(xyzz_t);  // segments, row sums
+    return bytes + (size_t(32) << 20);              // pool rounding of about 16 allocations
+}
 
 void msm_g1_device(const affine_t* d_points, const fr_t* d_scalars, size_t n, jacobian_t* d_out,
                    cudaStream_t stream, msm_profile_t* profile) {

@@ -33,6 +33,23 @@ struct msm_profile_t {
 void msm_g1_device(const affine_t* d_points, const fr_t* d_scalars, size_t n, jacobian_t* d_out,
                    cudaStream_t stream, msm_profile_t* profile = nullptr);
 
+// An upper bound of the scratch memory msm_g1_device allocates for n points (for VRAM
+// reservations made before the MSM runs).
+size_t msm_scratch_bytes(size_t n);
+
+// An upper bound of the scratch memory batch_add_g1_device allocates for `count` bitmaps.
+size_t batch_add_scratch_bytes(size_t count);
+
+// The sum of s_k * bases[k] over k < len, with the scalars split (see cuzk_msm_split_t):
+// bit k of `d_ones` set means s_k = 1; d_scalars[j] is the scalar of point d_index[j] (every
+// index below len); all other scalars are zero. Into *d_out (device), enqueued on `stream`.
+void split_msm_g1_device(const affine_t* d_bases, size_t len, const uint64_t* d_ones, size_t ones_words,
+                         const uint32_t* d_index, const fr_t* d_scalars, size_t other_count, jacobian_t* d_out,
+                         cudaStream_t stream);
+
+// An upper bound of the scratch memory split_msm_g1_device allocates.
+size_t split_msm_scratch_bytes(size_t other_count);
+
 // For each of `count` bitmaps (stride `wpb` words), the sum of the selected points, into
 // d_out[0 .. count) (device), enqueued on `stream`.
 void batch_add_g1_device(const affine_t* d_points, size_t n, const uint64_t* d_words, size_t wpb, size_t count,

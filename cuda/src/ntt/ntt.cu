@@ -180,6 +180,8 @@ scale_t powers(const fr_t* hi, const fr_t* lo, bool by_bitrev) {
 
 }  // namespace
 
+void warm_up() { (void)domain(); }
+
 void check_args(uint32_t log_n, int kind) {
     CUZK_REQUIRE(log_n >= 1 && log_n <= MAX_LOG, "NTT size must be 2^1 .. 2^28");
     CUZK_REQUIRE(kind >= 0 && kind <= 3, "unknown NTT kind");

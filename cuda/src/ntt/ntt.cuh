@@ -12,6 +12,10 @@ namespace cuzk::ntt {
 
 enum class kind_t : int { forward = 0, inverse = 1, coset_forward = 2, coset_inverse = 3 };
 
+// Builds the current device's twiddle tables if they do not exist yet (a one-time cudaMalloc,
+// which waits for the whole device: done when a device is set up, not on the proving path).
+void warm_up();
+
 // Checks log_n and the kind; throws invalid_argument.
 void check_args(uint32_t log_n, int kind);
 

@@ -3,21 +3,17 @@
 //! bitmap, and four at once). Each figure is the median of several runs after warm-up, timed
 //! with CUDA events, on inputs already on the device and including their host-to-device copy.
 //!
-//! Inputs are built cheaply: 2^16 pseudo-random points tiled to the size (so points repeat;
-//! irrelevant for timing with random scalars, where a repeat rarely lands in the same bucket)
-//! and random scalars below r from a splitmix64 stream.
+//! Inputs: distinct pseudo-random points (built in parallel; a few points tiled to the size
+//! would stay in the GPU's L2 cache and flatter the bucket sums, whose point reads are
+//! scattered over the whole vector) and random scalars below r from a splitmix64 stream.
 //!
 //! Usage: `bench_msm [log_n ...]` (default: 20 22 24 26; batch addition at the largest).
 
 use std::process::ExitCode;
 
 use blstrs::{G1Affine, Scalar};
-use cuzk_gpu_tests::points::random_points;
-use rand::SeedableRng;
-use rand_chacha::ChaCha20Rng;
+use cuzk_gpu_tests::points::distinct_points;
 use supraseal_c2::msm::{bench_batch_add_g1, bench_msm_g1};
-
-const TILE_LOG: u32 = 16;
 
 struct SplitMix(u64);
 
@@ -54,13 +50,7 @@ fn main() -> ExitCode {
     let max_log = *sizes.iter().max().unwrap();
     let n_max = 1usize << max_log;
 
-    let mut rng = ChaCha20Rng::seed_from_u64(1);
-    let tile = random_points(&mut rng, 1 << TILE_LOG);
-    let mut points: Vec<G1Affine> = Vec::with_capacity(n_max);
-    while points.len() < n_max {
-        let take = (n_max - points.len()).min(tile.len());
-        points.extend_from_slice(&tile[..take]);
-    }
+    let points: Vec<G1Affine> = distinct_points(1, n_max);
     let mut sm = SplitMix(0x5eed);
     let scalars = random_scalars(&mut sm, n_max);
 

@@ -1,0 +1,305 @@
+//! The GPU backend (feature `cuda`): the same contract as [`crate::prover`]'s
+//! `prove_from_assignments`, with H, L, A and B in G1 on the GPU and B in G2 on the CPU
+//! meanwhile. For the same inputs the proof bytes are the CPU backend's.
+//!
+//! [`prove_start`] checks the batch, splits the scalars (zero / one / other) on the CPU,
+//! starts B's G2 sum on a thread of its own, and runs the GPU part (under the GPU's locks);
+//! it returns when the GPU no longer needs the evaluations, which are then freed. The
+//! [`GpuPending`] it returns owns everything the B_G2 thread reads (on the heap, shared with
+//! that thread), so it can be finished on any thread: [`GpuPending::finish`] joins the thread
+//! and assembles the proofs.
+
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use blstrs::{G2Projective, Scalar};
+use rayon::prelude::*;
+use supraseal_c2::groth16::{
+    self, CircuitInputs, DeviceParams, G1Vectors, GpuLocks, PendingG1, Residency,
+};
+use supraseal_c2::split::{MsmSplit, ScalarPart};
+
+use crate::density::Density;
+use crate::error::ProverError;
+use crate::msm::msm_g2;
+use crate::params::ProvingKey;
+use crate::proof::Proof;
+use crate::prover::{assemble, check_batch, check_satisfied, PhaseTimings};
+use crate::synthesis::ProvingAssignment;
+
+/// Puts the G1 vectors of `params` on the GPU of `locks` (resident when they fit its budget,
+/// streamed per proof otherwise). Keep the result for as long as proofs use these parameters.
+pub fn device_params<P>(locks: &GpuLocks, params: Arc<P>) -> Result<DeviceParams, ProverError>
+where
+    P: ProvingKey + Send + Sync + 'static,
+{
+    device_params_with(locks, params, Residency::Auto)
+}
+
+/// [`device_params`] with the residency chosen.
+pub fn device_params_with<P>(
+    locks: &GpuLocks,
+    params: Arc<P>,
+    residency: Residency,
+) -> Result<DeviceParams, ProverError>
+where
+    P: ProvingKey + Send + Sync + 'static,
+{
+    Ok(DeviceParams::new(
+        Some(locks),
+        locks.device(),
+        residency,
+        params,
+        |p: &P| G1Vectors {
+            h: p.h(),
+            l: p.l(),
+            a: p.a(),
+            b_g1: p.b_g1(),
+        },
+    )?)
+}
+
+/// What the B_G2 thread reads: one circuit's assignment values and B's densities.
+struct G2Inputs {
+    inputs: Vec<Scalar>,
+    aux: Vec<Scalar>,
+    b_input_density: Density,
+    b_aux_density: Density,
+}
+
+/// A batch whose GPU part is done and whose B_G2 sums are being computed.
+pub struct GpuPending<P: ProvingKey + Send + Sync + 'static> {
+    params: Arc<P>,
+    g1: PendingG1,
+    b_g2: JoinHandle<Result<(Vec<G2Projective>, Duration), ProverError>>,
+    r_s: Vec<Scalar>,
+    s_s: Vec<Scalar>,
+    timings: PhaseTimings,
+    started: Instant,
+}
+
+/// Proves `assignments` on the GPU: [`prove_start`] then [`GpuPending::finish`].
+pub fn prove_from_assignments_gpu<P>(
+    assignments: Vec<ProvingAssignment>,
+    params: &Arc<P>,
+    device_params: &DeviceParams,
+    locks: Option<&GpuLocks>,
+    r_s: &[Scalar],
+    s_s: &[Scalar],
+) -> Result<(Vec<Proof>, PhaseTimings), ProverError>
+where
+    P: ProvingKey + Send + Sync + 'static,
+{
+    prove_start(assignments, params, device_params, locks, r_s, s_s)?.finish()
+}
+
+/// The first half: checks, CPU preparation, B_G2 started, GPU part run.
+pub fn prove_start<P>(
+    assignments: Vec<ProvingAssignment>,
+    params: &Arc<P>,
+    device_params: &DeviceParams,
+    locks: Option<&GpuLocks>,
+    r_s: &[Scalar],
+    s_s: &[Scalar],
+) -> Result<GpuPending<P>, ProverError>
+where
+    P: ProvingKey + Send + Sync + 'static,
+{
+    let started = Instant::now();
+    check_batch(&assignments, params.as_ref(), r_s, s_s)?;
+    let expected = [
+        params.h().len(),
+        params.l().len(),
+        params.a().len(),
+        params.b_g1().len(),
+    ];
+    if device_params.lens() != expected {
+        return Err(ProverError::ParamsMismatch {
+            what: "device parameters (made from another parameter set?)",
+            expected: expected.iter().sum(),
+            actual: device_params.lens().iter().sum(),
+        });
+    }
+
+    let splits = assignments
+        .par_iter()
+        .map(|a| split_scalars(a, params.as_ref()))
+        .collect::<Result<Vec<_>, ProverError>>()?;
+
+    // B in G2 on the CPU, on its own thread, while the GPU works.
+    let mut evaluations = Vec::with_capacity(assignments.len());
+    let mut g2_inputs = Vec::with_capacity(assignments.len());
+    for a in assignments {
+        evaluations.push(ProvingAssignment {
+            a: a.a,
+            b: a.b,
+            c: a.c,
+            ..ProvingAssignment::default()
+        });
+        g2_inputs.push(G2Inputs {
+            inputs: a.input_assignment,
+            aux: a.aux_assignment,
+            b_input_density: a.b_input_density,
+            b_aux_density: a.b_aux_density,
+        });
+    }
+    let b_g2 = {
+        let params = Arc::clone(params);
+        std::thread::Builder::new()
+            .name("cuzk-b-g2".into())
+            .spawn(move || b_g2_sums(params.as_ref(), &g2_inputs))
+            .map_err(|e| {
+                ProverError::WorkerPanicked(format!("cannot start the B_G2 thread: {e}"))
+            })?
+    };
+    let timings = PhaseTimings {
+        prep: started.elapsed(),
+        ..PhaseTimings::default()
+    };
+
+    let circuits: Vec<CircuitInputs<'_>> = evaluations
+        .iter()
+        .zip(&splits)
+        .map(|(e, (l, a_query, b_g1))| CircuitInputs {
+            a: &e.a,
+            b: &e.b,
+            c: &e.c,
+            l,
+            a_query,
+            b_g1,
+        })
+        .collect();
+    // Whether every circuit is satisfied is checked beside the GPU part (it reads the same
+    // evaluations); a failed check discards the GPU's results.
+    let (g1, satisfied) = std::thread::scope(|scope| {
+        let check = scope.spawn(|| check_satisfied(&evaluations));
+        let g1 = groth16::start(locks, device_params, &circuits);
+        (g1, check.join())
+    });
+    let satisfied = satisfied
+        .map_err(|_| ProverError::WorkerPanicked("the satisfaction check panicked".into()))
+        .and_then(|r| r);
+    // On failure, let the B_G2 thread end before reporting; its result is not needed.
+    if let Err(e) = satisfied {
+        let _ = b_g2.join();
+        return Err(e);
+    }
+    let g1 = match g1 {
+        Ok(g1) => g1,
+        Err(e) => {
+            let _ = b_g2.join();
+            return Err(e.into());
+        }
+    };
+    drop(circuits);
+    drop(evaluations); // the GPU is done with a, b and c
+
+    Ok(GpuPending {
+        params: Arc::clone(params),
+        g1,
+        b_g2,
+        r_s: r_s.to_vec(),
+        s_s: s_s.to_vec(),
+        timings,
+        started,
+    })
+}
+
+impl<P: ProvingKey + Send + Sync + 'static> GpuPending<P> {
+    /// The second half: waits for B_G2 and assembles the proofs, in circuit order.
+    pub fn finish(self) -> Result<(Vec<Proof>, PhaseTimings), ProverError> {
+        let GpuPending {
+            params,
+            g1,
+            b_g2,
+            r_s,
+            s_s,
+            mut timings,
+            started,
+        } = self;
+        let (sums, gpu) = g1.finish()?;
+        let (g2_sums, g2_time) = b_g2.join().map_err(|panic| {
+            ProverError::WorkerPanicked(
+                panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "no message".into()),
+            )
+        })??;
+        let ms = |v: f32| Duration::from_secs_f64(f64::from(v) / 1e3);
+        timings.upload = ms(gpu.wait_memory_ms + gpu.upload_ms + gpu.wait_compute_ms);
+        timings.ntt = ms(gpu.ntt_ms);
+        timings.msm_h = ms(gpu.msm_h_ms);
+        timings.msm_l = ms(gpu.msm_l_ms);
+        timings.msm_a = ms(gpu.msm_a_ms);
+        timings.msm_b_g1 = ms(gpu.msm_b_g1_ms);
+        timings.msm_b_g2 = g2_time;
+        let assembly = Instant::now();
+        let proofs = sums
+            .iter()
+            .zip(g2_sums)
+            .zip(r_s.iter().zip(&s_s))
+            .map(|((g1, b_g2), (r, s))| {
+                assemble(params.as_ref(), *r, *s, g1.a, g1.b_g1, b_g2, g1.h, g1.l)
+            })
+            .collect();
+        timings.assembly = assembly.elapsed();
+        timings.total = started.elapsed();
+        Ok((proofs, timings))
+    }
+}
+
+/// The scalars of the l, a and b_g1 MSMs, split for the GPU (see supraseal_c2::split).
+pub fn split_scalars<P: ProvingKey + ?Sized>(
+    a: &ProvingAssignment,
+    params: &P,
+) -> Result<(MsmSplit, MsmSplit, MsmSplit), ProverError> {
+    fn whole(scalars: &[Scalar]) -> ScalarPart<'_> {
+        ScalarPart {
+            scalars,
+            density: None,
+        }
+    }
+    fn dense<'a>(scalars: &'a [Scalar], d: &'a Density) -> ScalarPart<'a> {
+        ScalarPart {
+            scalars,
+            density: Some(d.words()),
+        }
+    }
+    let inputs = a.input_assignment.as_slice();
+    let aux = a.aux_assignment.as_slice();
+    let l = MsmSplit::build(params.l().len(), &[whole(aux)])?;
+    let a_query = MsmSplit::build(
+        params.a().len(),
+        &[whole(inputs), dense(aux, &a.a_aux_density)],
+    )?;
+    let b_g1 = MsmSplit::build(
+        params.b_g1().len(),
+        &[
+            dense(inputs, &a.b_input_density),
+            dense(aux, &a.b_aux_density),
+        ],
+    )?;
+    Ok((l, a_query, b_g1))
+}
+
+/// B's G2 sum of every circuit, as the CPU prover computes it, and the time it took.
+fn b_g2_sums<P: ProvingKey + ?Sized>(
+    params: &P,
+    circuits: &[G2Inputs],
+) -> Result<(Vec<G2Projective>, Duration), ProverError> {
+    let start = Instant::now();
+    let mut out = Vec::with_capacity(circuits.len());
+    for c in circuits {
+        let (b2_inputs, b2_aux) = params
+            .b_g2()
+            .split_at(c.b_input_density.count_ones().min(params.b_g2().len()));
+        out.push(
+            msm_g2(b2_inputs, &c.inputs, Some(&c.b_input_density))?
+                + msm_g2(b2_aux, &c.aux, Some(&c.b_aux_density))?,
+        );
+    }
+    Ok((out, start.elapsed()))
+}

@@ -1,0 +1,181 @@
+/* The GPU part of the Groth16 prover: per-GPU locks, device-resident parameters, and the
+ * proving entry points.
+ *
+ * For each circuit the GPU computes the four G1 sums of a proof:
+ *     h    = sum_j H_j h_query[j]      (H = (A*B - C)/Z from the a, b, c evaluations, by NTTs)
+ *     l    = sum_i aux_i l_query[i]
+ *     a    = sum_k s_k a_query[k]      (inputs, then the aux values A's density selects)
+ *     b_g1 = sum_k s_k b_g1_query[k]   (the inputs and aux values B's densities select)
+ * The caller (supraseal-c2 / bellperson-lite) computes B's G2 sum on the CPU meanwhile and
+ * assembles the proof. The scalars of l, a and b_g1 arrive split on the CPU (`cuzk_msm_split_t`):
+ * zeros dropped, ones as a bitmap summed by batch addition, the rest as (index, scalar) pairs
+ * summed by a Pippenger "tail" MSM.
+ *
+ * Concurrency: every GPU has one `gpu_locks` object shared by the workers proving on it. It
+ * holds a memory lock (VRAM reservation and the uploads of a proof's inputs, on the worker's
+ * own stream), a compute lock (the kernels) and the device's VRAM budget. A worker reserves the
+ * proof's working set before it uploads anything; a reservation that does not fit waits for
+ * other workers to release theirs, it never fails for lack of memory (one that could never fit
+ * the budget is an error). No device-wide call (cudaDeviceSynchronize, cudaMalloc, cudaFree,
+ * pool trims) is made on the proving path: scratch memory comes from the device's stream-ordered
+ * pool, which keeps what it was given, and each worker synchronizes only its own stream. */
+#ifndef CUZK_GROTH16_H
+#define CUZK_GROTH16_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/error.h"
+#include "cuzk/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The per-GPU locks and VRAM budget (opaque). */
+typedef struct cuzk_gpu_locks cuzk_gpu_locks_t;
+
+/* Creates the locks of `device`. `vram_budget` is the number of bytes the provers of this
+ * object may hold at once (resident parameters included); 0 means the device's free memory
+ * now, less a margin of 5% of its total memory plus 512 MiB for the CUDA context, the NTT
+ * tables and other processes. Also builds the device's NTT tables and sets its memory pool to
+ * keep freed memory, so that nothing on the proving path allocates from the driver. */
+cuzk_error_t create_gpu_locks(int device, size_t vram_budget, cuzk_gpu_locks_t** out);
+
+/* Destroys locks made by create_gpu_locks. Every user (workers, parameters) must be gone. Null
+ * is accepted. */
+void destroy_gpu_locks(cuzk_gpu_locks_t* locks);
+
+/* What a gpu_locks object has seen, for tests and metrics. */
+typedef struct cuzk_gpu_locks_info_t {
+    int device;
+    /* The VRAM budget and the bytes reserved from it now (resident parameters included). */
+    size_t vram_budget;
+    size_t vram_reserved;
+    /* The largest reservation total seen. */
+    size_t vram_peak;
+    /* Nanoseconds the compute lock has been held in total (for the GPU busy fraction). */
+    uint64_t compute_busy_ns;
+    /* Proofs whose GPU part completed, and those that failed. */
+    uint64_t proofs_done;
+    uint64_t proofs_failed;
+} cuzk_gpu_locks_info_t;
+
+/* Reads the counters of `locks`; null means the process-wide locks of `device` (see
+ * generate_groth16_proofs_start_c). */
+cuzk_error_t cuzk_gpu_locks_info(const cuzk_gpu_locks_t* locks, int device, cuzk_gpu_locks_info_t* out);
+
+/* The G1 vectors of a parameter set on one device (opaque). */
+typedef struct cuzk_groth16_params cuzk_groth16_params_t;
+
+/* Values of `residency` for cuzk_groth16_params_create. */
+enum cuzk_residency {
+    /* Resident when the vectors take at most half of the budget and fit in what is left of it. */
+    CUZK_RESIDENCY_AUTO = 0,
+    /* Always streamed per proof (leaves the VRAM to more workers or other parameter sets). */
+    CUZK_RESIDENCY_STREAMED = 1,
+};
+
+/* Makes the G1 vectors of a parameter set available to the GPU provers of `locks` (null: the
+ * process-wide locks of `device`). Resident vectors are uploaded once and stay (their bytes
+ * are reserved from the budget until destroyed); otherwise the host arrays are page-locked
+ * where possible and each proof streams them in. In that case the host arrays must stay valid
+ * and unchanged until the handle is destroyed; when resident they may be released after this
+ * call. h has 2^k - 1 points for a domain of 2^k. */
+cuzk_error_t cuzk_groth16_params_create(cuzk_gpu_locks_t* locks, int device, int residency, const cuzk_g1_affine_t* h,
+                                        size_t h_len, const cuzk_g1_affine_t* l, size_t l_len,
+                                        const cuzk_g1_affine_t* a, size_t a_len, const cuzk_g1_affine_t* b_g1,
+                                        size_t b_g1_len, cuzk_groth16_params_t** out);
+
+/* Whether the vectors are resident on the device (1) or streamed per proof (0). */
+int cuzk_groth16_params_resident(const cuzk_groth16_params_t* params);
+
+/* Frees the device copies and the reservation. No proof may be using the handle. Null is
+ * accepted. */
+void cuzk_groth16_params_destroy(cuzk_groth16_params_t* params);
+
+/* The scalars of one G1 MSM over a query vector of `len` points, split on the CPU: bit k of
+ * `ones` (64-bit words, bit k % 64 of word k / 64, at least ceil(len / 64) words) is set when
+ * point k's scalar is one; `other_index[j]` < len is the point of `other_scalars[j]` (blst
+ * Montgomery form) for the scalars that are neither zero nor one. Points in neither list have
+ * scalar zero. */
+typedef struct cuzk_msm_split_t {
+    const uint64_t* ones;
+    size_t ones_words;
+    const uint32_t* other_index;
+    const cuzk_fr_t* other_scalars;
+    size_t other_count;
+} cuzk_msm_split_t;
+
+/* One circuit's inputs to the GPU part: the evaluations of A, B and C on the domain (`abc_len`
+ * each, at most the domain size; the rest is zero) and the split scalars of the l, a and b_g1
+ * MSMs, whose lengths are those of the parameters' vectors. */
+typedef struct cuzk_groth16_circuit_t {
+    const cuzk_fr_t* a;
+    const cuzk_fr_t* b;
+    const cuzk_fr_t* c;
+    size_t abc_len;
+    cuzk_msm_split_t l;
+    cuzk_msm_split_t a_query;
+    cuzk_msm_split_t b_g1;
+} cuzk_groth16_circuit_t;
+
+/* The GPU's results for one circuit (Jacobian, blst_p1 layout). */
+typedef struct cuzk_groth16_g1_sums_t {
+    cuzk_g1_projective_t h;
+    cuzk_g1_projective_t l;
+    cuzk_g1_projective_t a;
+    cuzk_g1_projective_t b_g1;
+} cuzk_groth16_g1_sums_t;
+
+/* Where the GPU part's time went, in milliseconds, summed over the circuits of a call. */
+typedef struct cuzk_groth16_timings_t {
+    /* Waiting for the memory lock and for the VRAM reservation. */
+    float wait_memory_ms;
+    /* Host-to-device copies of the inputs (and streamed parameters), under the memory lock. */
+    float upload_ms;
+    /* Waiting for the compute lock. */
+    float wait_compute_ms;
+    /* Kernels, timed with CUDA events on the worker's stream. */
+    float ntt_ms;
+    float msm_h_ms;
+    float msm_l_ms;
+    float msm_a_ms;
+    float msm_b_g1_ms;
+} cuzk_groth16_timings_t;
+
+/* A proof batch whose GPU part has run (opaque). */
+typedef struct cuzk_groth16_pending cuzk_groth16_pending_t;
+
+/* Runs the GPU part for `count` circuits of the same shape against `params`: for each circuit,
+ * under `locks` (null: the process-wide locks of the parameters' device), reserve VRAM and
+ * upload its inputs under the memory lock, then run the NTTs, MSMs and batch additions under
+ * the compute lock, on a stream of this call's own. Returns when the GPU work is done; the
+ * caller's buffers are no longer used after it returns. On success `*out` owns the results
+ * until generate_groth16_proofs_finish_c or generate_groth16_proofs_destroy_c. */
+cuzk_error_t generate_groth16_proofs_start_c(cuzk_gpu_locks_t* locks, const cuzk_groth16_params_t* params,
+                                             const cuzk_groth16_circuit_t* circuits, size_t count,
+                                             cuzk_groth16_pending_t** out);
+
+/* Copies the results of a pending batch (`count` as given to start) and its timings (may be
+ * null) out, and frees the handle, also when it reports an error. */
+cuzk_error_t generate_groth16_proofs_finish_c(cuzk_groth16_pending_t* pending, cuzk_groth16_g1_sums_t* sums,
+                                              size_t count, cuzk_groth16_timings_t* timings);
+
+/* Frees a pending batch that will not be finished. Null is accepted. */
+void generate_groth16_proofs_destroy_c(cuzk_groth16_pending_t* pending);
+
+/* start then finish, in one call. */
+cuzk_error_t generate_groth16_proofs_c(cuzk_gpu_locks_t* locks, const cuzk_groth16_params_t* params,
+                                       const cuzk_groth16_circuit_t* circuits, size_t count,
+                                       cuzk_groth16_g1_sums_t* sums, cuzk_groth16_timings_t* timings);
+
+/* Testing: the next `count` circuits proved in this process fail in their compute phase with
+ * a real (non-sticky) CUDA launch error, as a kernel fault would; 0 cancels. */
+void cuzk_groth16_inject_faults(uint32_t count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CUZK_GROTH16_H */

@@ -1,0 +1,110 @@
+// The per-GPU locks and VRAM budget, and their C entry points (cuzk/groth16.h).
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include "groth16/locks.cuh"
+#include "ntt/ntt.cuh"
+
+namespace cuzk::groth16 {
+
+void vram_budget_t::reserve(size_t bytes) {
+    if (bytes > total_)
+        throw invalid_argument("a proof needs " + std::to_string(bytes >> 20) + " MiB of VRAM, more than the " +
+                               std::to_string(total_ >> 20) + " MiB budget of its GPU");
+    std::unique_lock<std::mutex> lock(mu_);
+    freed_.wait(lock, [&] { return used_ + bytes <= total_; });
+    used_ += bytes;
+    peak_ = std::max(peak_, used_);
+}
+
+bool vram_budget_t::try_reserve(size_t bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (used_ + bytes > total_) return false;
+    used_ += bytes;
+    peak_ = std::max(peak_, used_);
+    return true;
+}
+
+void vram_budget_t::release(size_t bytes) {
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        used_ -= std::min(used_, bytes);
+    }
+    freed_.notify_all();
+}
+
+size_t vram_budget_t::reserved() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return used_;
+}
+
+size_t vram_budget_t::peak() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return peak_;
+}
+
+namespace {
+
+// Builds the locks of `device`: selects it, measures the budget, makes the NTT tables and
+// sets the pool to keep what it is given (so that scratch allocations on the proving path are
+// served from the pool, with no driver call that would wait for the whole device).
+std::unique_ptr<cuzk_gpu_locks> make_locks(int device, size_t budget) {
+    int count = 0;
+    CUZK_CUDA_CHECK(cudaGetDeviceCount(&count));
+    CUZK_REQUIRE(device >= 0 && device < count,
+                 "no CUDA device " + std::to_string(device) + " (this machine has " + std::to_string(count) + ")");
+    CUZK_CUDA_CHECK(cudaSetDevice(device));
+    ntt::warm_up();
+    cudaMemPool_t pool;
+    CUZK_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+    uint64_t keep = UINT64_MAX;
+    CUZK_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    if (budget == 0) {
+        size_t free_bytes = 0, total_bytes = 0;
+        CUZK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+        const size_t margin = total_bytes / 20 + (size_t(512) << 20);
+        budget = free_bytes > margin ? free_bytes - margin : 0;
+        CUZK_REQUIRE(budget > 0, "GPU " + std::to_string(device) + " has no free memory to prove with");
+    }
+    return std::make_unique<cuzk_gpu_locks>(device, budget);
+}
+
+}  // namespace
+
+cuzk_gpu_locks* locks_or_default(cuzk_gpu_locks* locks, int device) {
+    if (locks) return locks;
+    static std::mutex mu;
+    static std::map<int, std::unique_ptr<cuzk_gpu_locks>> per_device;
+    std::lock_guard<std::mutex> lock(mu);
+    auto& slot = per_device[device];
+    if (!slot) slot = make_locks(device, 0);
+    return slot.get();
+}
+
+}  // namespace cuzk::groth16
+
+using namespace cuzk;
+
+extern "C" cuzk_error_t create_gpu_locks(int device, size_t vram_budget, cuzk_gpu_locks_t** out) {
+    return guard([&] {
+        CUZK_REQUIRE(out != nullptr, "create_gpu_locks: null output");
+        *out = groth16::make_locks(device, vram_budget).release();
+    });
+}
+
+extern "C" void destroy_gpu_locks(cuzk_gpu_locks_t* locks) { delete locks; }
+
+extern "C" cuzk_error_t cuzk_gpu_locks_info(const cuzk_gpu_locks_t* locks, int device, cuzk_gpu_locks_info_t* out) {
+    return guard([&] {
+        CUZK_REQUIRE(out != nullptr, "gpu locks info: null output");
+        const cuzk_gpu_locks* l = groth16::locks_or_default(const_cast<cuzk_gpu_locks*>(locks), device);
+        out->device = l->device;
+        out->vram_budget = l->vram.total();
+        out->vram_reserved = l->vram.reserved();
+        out->vram_peak = l->vram.peak();
+        out->compute_busy_ns = l->compute_busy_ns.load();
+        out->proofs_done = l->proofs_done.load();
+        out->proofs_failed = l->proofs_failed.load();
+    });
+}

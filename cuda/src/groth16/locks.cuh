@@ -1,0 +1,113 @@
+// The per-GPU locks object behind cuzk_gpu_locks_t (see cuzk/groth16.h): the memory lock, the
+// compute lock and the VRAM budget that the workers of one device share.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+
+#include "cuzk/groth16.h"
+#include "groth16/staging.cuh"
+#include "util/error.cuh"
+
+namespace cuzk::groth16 {
+
+// Bytes of VRAM handed out to the provers of one device. Reservations that do not fit wait
+// until others release theirs; one larger than the whole budget is an error at once, since
+// waiting could never end.
+class vram_budget_t {
+public:
+    explicit vram_budget_t(size_t total) : total_(total) {}
+
+    void reserve(size_t bytes);
+    // Reserves only if it fits now.
+    bool try_reserve(size_t bytes);
+    void release(size_t bytes);
+
+    size_t total() const { return total_; }
+    size_t reserved() const;
+    size_t peak() const;
+
+private:
+    const size_t total_;
+    mutable std::mutex mu_;
+    std::condition_variable freed_;
+    size_t used_ = 0;
+    size_t peak_ = 0;
+};
+
+// A reservation that is released when it goes out of scope. The caller synchronizes its
+// stream before that (the memory must really be back in the pool): `sync_before_release`
+// does it in the destructor, so an exception thrown mid-proof cannot hand out memory that
+// queued work still uses.
+class reservation_t {
+public:
+    reservation_t(vram_budget_t& budget, size_t bytes, cudaStream_t sync_before_release)
+        : budget_(budget), bytes_(bytes), stream_(sync_before_release) {
+        budget_.reserve(bytes_);
+    }
+    ~reservation_t() {
+        if (stream_) cudaStreamSynchronize(stream_);  // errors were reported by the proof itself
+        budget_.release(bytes_);
+    }
+    reservation_t(const reservation_t&) = delete;
+    reservation_t& operator=(const reservation_t&) = delete;
+
+private:
+    vram_budget_t& budget_;
+    size_t bytes_;
+    cudaStream_t stream_;
+};
+
+}  // namespace cuzk::groth16
+
+struct cuzk_gpu_locks {
+    // Pinned staging: two buffers of this size per GPU.
+    static constexpr size_t STAGING_CHUNK = size_t(32) << 20;
+
+    explicit cuzk_gpu_locks(int dev, size_t budget) : device(dev), vram(budget), staging(STAGING_CHUNK) {}
+
+    // The device this object serves; every call made under it selects it first.
+    const int device;
+    // Held while reserving VRAM and enqueuing a proof's uploads, so that one worker's staging
+    // overlaps another's kernels, and two workers never split the copy bandwidth.
+    std::mutex memory;
+    // Held while a proof's kernels run, so that proofs take the whole GPU in turn.
+    std::mutex compute;
+    cuzk::groth16::vram_budget_t vram;
+    // The pinned buffers that uploads go through; used only under `memory`.
+    cuzk::groth16::upload_staging_t staging;
+    // Counters reported by cuzk_gpu_locks_info.
+    std::atomic<uint64_t> compute_busy_ns{0};
+    std::atomic<uint64_t> proofs_done{0};
+    std::atomic<uint64_t> proofs_failed{0};
+};
+
+namespace cuzk::groth16 {
+
+// `locks`, or the process-wide locks of `device` when null (created on first use with the
+// default budget, never destroyed).
+cuzk_gpu_locks* locks_or_default(cuzk_gpu_locks* locks, int device);
+
+// Holds the compute lock and adds the time it was held to the counter.
+class compute_section_t {
+public:
+    explicit compute_section_t(cuzk_gpu_locks& locks) : locks_(locks), lock_(locks.compute) {
+        start_ = std::chrono::steady_clock::now();
+    }
+    ~compute_section_t() {
+        const auto held = std::chrono::steady_clock::now() - start_;
+        locks_.compute_busy_ns += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(held).count());
+    }
+    compute_section_t(const compute_section_t&) = delete;
+    compute_section_t& operator=(const compute_section_t&) = delete;
+
+private:
+    cuzk_gpu_locks& locks_;
+    std::lock_guard<std::mutex> lock_;
+    std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace cuzk::groth16

@@ -1,0 +1,129 @@
+// Device-resident (or streamed) G1 vectors of a Groth16 parameter set, and their C entry points.
+#include "groth16/params.cuh"
+
+using cuzk::affine_t;
+using cuzk::dev_ptr_t;
+using cuzk::groth16::g1_vector_t;
+
+size_t cuzk_groth16_params::bytes() const {
+    size_t total = 0;
+    for (const g1_vector_t* v : vectors()) total += v->len * sizeof(affine_t);
+    return total;
+}
+
+size_t cuzk_groth16_params::largest_bytes() const {
+    size_t most = 0;
+    for (const g1_vector_t* v : vectors()) most = std::max(most, v->len * sizeof(affine_t));
+    return most;
+}
+
+cuzk_groth16_params::~cuzk_groth16_params() {
+    // Teardown, not the proving path: the plain cudaFree (which waits for the device) is fine.
+    if (d_block) {
+        cudaSetDevice(device);
+        cudaFree(d_block);
+        locks->vram.release(reserved);
+    }
+    for (g1_vector_t* v : vectors())
+        if (v->pinned) cudaHostUnregister(const_cast<affine_t*>(v->host));
+}
+
+const affine_t* cuzk_groth16_params::bases(const g1_vector_t& v, dev_ptr_t<affine_t>& staging,
+                                           cudaStream_t stream) const {
+    if (resident) return v.d;
+    if (v.len == 0) return nullptr;
+    if (staging.size() < v.len) staging = dev_ptr_t<affine_t>(largest_bytes() / sizeof(affine_t), stream);
+    CUZK_CUDA_CHECK(
+        cudaMemcpyAsync(staging.get(), v.host, v.len * sizeof(affine_t), cudaMemcpyHostToDevice, stream));
+    return staging.get();
+}
+
+namespace cuzk::groth16 {
+namespace {
+
+std::unique_ptr<params_t> make_params(cuzk_gpu_locks* given, int device, int residency,
+                                      const g1_vector_t (&vecs)[4]) {
+    CUZK_REQUIRE(residency == CUZK_RESIDENCY_AUTO || residency == CUZK_RESIDENCY_STREAMED,
+                 "parameters: unknown residency " + std::to_string(residency));
+    for (const g1_vector_t& v : vecs) CUZK_REQUIRE(v.len == 0 || v.host != nullptr, "parameters: null vector");
+    const size_t h_domain = vecs[0].len + 1;
+    CUZK_REQUIRE(vecs[0].len >= 1 && (h_domain & (h_domain - 1)) == 0,
+                 "parameters: the h vector must have 2^k - 1 points (k >= 1), it has " + std::to_string(vecs[0].len));
+    cuzk_gpu_locks* locks = locks_or_default(given, device);
+    CUZK_REQUIRE(locks->device == device, "parameters: the locks belong to another device");
+    CUZK_CUDA_CHECK(cudaSetDevice(device));
+
+    auto p = std::make_unique<params_t>();
+    p->device = device;
+    p->locks = locks;
+    p->h = vecs[0];
+    p->l = vecs[1];
+    p->a = vecs[2];
+    p->b_g1 = vecs[3];
+    const size_t total = p->bytes();
+    // Resident only if it leaves room for the largest proof this set can run: about the
+    // size of the vectors again (scalars, scratch), checked roughly here and exactly by each
+    // proof's reservation.
+    if (residency == CUZK_RESIDENCY_AUTO && total > 0 && total * 2 <= locks->vram.total() &&
+        locks->vram.try_reserve(total)) {
+        p->reserved = total;
+        cudaError_t err = cudaMalloc(&p->d_block, total);
+        if (err != cudaSuccess) {
+            (void)cudaGetLastError();
+            locks->vram.release(total);
+            p->reserved = 0;
+            p->d_block = nullptr;
+        }
+    }
+    if (p->d_block) {
+        stream_t s;
+        uint8_t* at = static_cast<uint8_t*>(p->d_block);
+        for (g1_vector_t* v : p->vectors()) {
+            v->d = reinterpret_cast<affine_t*>(at);
+            if (v->len)
+                CUZK_CUDA_CHECK(cudaMemcpyAsync(v->d, v->host, v->len * sizeof(affine_t), cudaMemcpyHostToDevice, s));
+            at += v->len * sizeof(affine_t);
+        }
+        s.sync();
+        p->resident = true;
+        for (g1_vector_t* v : p->vectors()) v->host = nullptr;  // not used again
+    } else {
+        // Streamed per proof: page-lock the host arrays for full-speed copies where the
+        // system allows it (a read-only file mapping may refuse; then copies are slower).
+        for (g1_vector_t* v : p->vectors()) {
+            if (v->len == 0) continue;
+            cudaError_t err =
+                cudaHostRegister(const_cast<affine_t*>(v->host), v->len * sizeof(affine_t), cudaHostRegisterReadOnly);
+            if (err == cudaSuccess) v->pinned = true;
+            else (void)cudaGetLastError();
+        }
+    }
+    return p;
+}
+
+}  // namespace
+}  // namespace cuzk::groth16
+
+using namespace cuzk;
+
+extern "C" cuzk_error_t cuzk_groth16_params_create(cuzk_gpu_locks_t* locks, int device, int residency,
+                                                   const cuzk_g1_affine_t* h,
+                                                   size_t h_len, const cuzk_g1_affine_t* l, size_t l_len,
+                                                   const cuzk_g1_affine_t* a, size_t a_len,
+                                                   const cuzk_g1_affine_t* b_g1, size_t b_g1_len,
+                                                   cuzk_groth16_params_t** out) {
+    return guard([&] {
+        CUZK_REQUIRE(out != nullptr, "parameters: null output");
+        auto vec = [](const cuzk_g1_affine_t* p, size_t n) {
+            return groth16::g1_vector_t{reinterpret_cast<const affine_t*>(p), n};
+        };
+        const groth16::g1_vector_t vecs[4] = {vec(h, h_len), vec(l, l_len), vec(a, a_len), vec(b_g1, b_g1_len)};
+        *out = groth16::make_params(locks, device, residency, vecs).release();
+    });
+}
+
+extern "C" int cuzk_groth16_params_resident(const cuzk_groth16_params_t* params) {
+    return params && params->resident ? 1 : 0;
+}
+
+extern "C" void cuzk_groth16_params_destroy(cuzk_groth16_params_t* params) { delete params; }

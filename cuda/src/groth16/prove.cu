@@ -1,0 +1,231 @@
+// The GPU part of the Groth16 prover (cuzk/groth16.h): per circuit, reserve and upload under
+// the memory lock, then the H pipeline and the four G1 MSMs under the compute lock.
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "cuzk/groth16.h"
+#include "groth16/locks.cuh"
+#include "groth16/params.cuh"
+#include "msm/msm.cuh"
+#include "ntt/ntt.cuh"
+
+struct cuzk_groth16_pending {
+    std::vector<cuzk_groth16_g1_sums_t> sums;
+    cuzk_groth16_timings_t timings{};
+};
+
+namespace cuzk::groth16 {
+namespace {
+
+std::atomic<uint32_t> injected_faults{0};
+
+bool take_fault() {
+    uint32_t n = injected_faults.load();
+    while (n > 0 && !injected_faults.compare_exchange_weak(n, n - 1)) {
+    }
+    return n > 0;
+}
+
+__global__ void never_launched_kernel() {}
+
+float ms_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Checks one split against the length of its query vector. Every index is read here: a bad
+// one would make the GPU read outside the points.
+void check_split(const cuzk_msm_split_t& s, size_t len, const char* what) {
+    const std::string name(what);
+    if (len == 0) return;
+    CUZK_REQUIRE(s.ones != nullptr, name + ": null ones bitmap");
+    CUZK_REQUIRE(s.ones_words >= (len + 63) / 64, name + ": ones bitmap shorter than the query vector");
+    CUZK_REQUIRE(s.other_count <= len, name + ": more scalars than points");
+    CUZK_REQUIRE(s.other_count == 0 || (s.other_index != nullptr && s.other_scalars != nullptr),
+                 name + ": null scalars");
+    for (size_t j = 0; j < s.other_count; j++)
+        CUZK_REQUIRE(s.other_index[j] < len, name + ": scalar index " + std::to_string(s.other_index[j]) +
+                                                 " outside the " + std::to_string(len) + " points");
+}
+
+// A split's arrays on the device.
+struct device_split_t {
+    dev_ptr_t<uint64_t> ones;
+    dev_ptr_t<uint32_t> index;
+    dev_ptr_t<fr_t> scalars;
+    size_t ones_words = 0, count = 0;
+
+    device_split_t(const cuzk_msm_split_t& s, size_t len, upload_staging_t& staging, cudaStream_t stream)
+        : ones(len ? s.ones_words : 0, stream),
+          index(len ? s.other_count : 0, stream),
+          scalars(len ? s.other_count : 0, stream),
+          ones_words(len ? s.ones_words : 0),
+          count(len ? s.other_count : 0) {
+        if (ones_words) staging.upload(ones, s.ones, ones.bytes(), stream);
+        if (count) {
+            staging.upload(index, s.other_index, index.bytes(), stream);
+            staging.upload(scalars, s.other_scalars, scalars.bytes(), stream);
+        }
+    }
+
+    static size_t bytes(const cuzk_msm_split_t& s, size_t len) {
+        return len ? s.ones_words * 8 + s.other_count * (4 + sizeof(fr_t)) : 0;
+    }
+};
+
+// The VRAM one circuit's proof holds at its peak: a, b, c, the split inputs, the streaming
+// buffer for non-resident parameters, and the largest scratch of the MSMs (they run one after
+// another on one stream, so their scratch memory is reused).
+size_t working_set(const params_t& p, const cuzk_groth16_circuit_t& c, size_t n) {
+    size_t bytes = 3 * n * sizeof(fr_t) + 4 * sizeof(jacobian_t);
+    bytes += device_split_t::bytes(c.l, p.l.len) + device_split_t::bytes(c.a_query, p.a.len) +
+             device_split_t::bytes(c.b_g1, p.b_g1.len);
+    if (!p.resident) bytes += p.largest_bytes();
+    size_t scratch = msm::msm_scratch_bytes(n - 1) + (size_t(16) << 20);  // + the NTT's scale tables
+    for (const cuzk_msm_split_t* s : {&c.l, &c.a_query, &c.b_g1})
+        scratch = std::max(scratch, msm::split_msm_scratch_bytes(s->other_count));
+    // The pool hands out memory in blocks of a few MiB: keep a margin for the rounding.
+    return bytes + scratch + (size_t(64) << 20);
+}
+
+// Uploads n field elements to `d` from `len` host ones, zero-padding the rest.
+void upload_padded(fr_t* d, const cuzk_fr_t* host, size_t len, size_t n, upload_staging_t& staging,
+                   cudaStream_t stream) {
+    staging.upload(d, host, len * sizeof(fr_t), stream);
+    if (n > len) CUZK_CUDA_CHECK(cudaMemsetAsync(d + len, 0, (n - len) * sizeof(fr_t), stream));
+}
+
+void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_circuit_t& c, uint32_t log_n,
+                   const stream_t& s, cuzk_groth16_g1_sums_t& out, cuzk_groth16_timings_t& t) {
+    const size_t n = size_t(1) << log_n;
+    const size_t bytes = working_set(p, c, n);
+
+    // Memory phase: reserve, then enqueue the uploads. The reservation outlives every device
+    // buffer below (declared first, destroyed last) and syncs the stream before it releases.
+    auto t0 = std::chrono::steady_clock::now();
+    std::unique_lock<std::mutex> memory(locks.memory);
+    reservation_t reservation(locks.vram, bytes, s);
+    t.wait_memory_ms += ms_since(t0);
+    auto t1 = std::chrono::steady_clock::now();
+    dev_ptr_t<fr_t> d_a(n, s), d_b(n, s), d_c(n, s);
+    upload_padded(d_a, c.a, c.abc_len, n, locks.staging, s);
+    upload_padded(d_b, c.b, c.abc_len, n, locks.staging, s);
+    upload_padded(d_c, c.c, c.abc_len, n, locks.staging, s);
+    device_split_t l(c.l, p.l.len, locks.staging, s), a(c.a_query, p.a.len, locks.staging, s),
+        b(c.b_g1, p.b_g1.len, locks.staging, s);
+    dev_ptr_t<jacobian_t> d_sums(4, s);
+    dev_ptr_t<affine_t> staging;  // streamed parameters only
+    memory.unlock();
+    t.upload_ms += ms_since(t1);
+
+    // Compute phase. The kernels queue behind the uploads on the same stream.
+    auto t2 = std::chrono::steady_clock::now();
+    compute_section_t compute(locks);
+    t.wait_compute_ms += ms_since(t2);
+    if (take_fault()) {
+        never_launched_kernel<<<0, 1, 0, s>>>();  // an invalid configuration: a real launch error
+        CUZK_LAUNCH_CHECK();
+    }
+    event_t e[6];
+    e[0].record(s);
+    ntt::h_pipeline(d_a, d_b, d_c, log_n, s);
+    e[1].record(s);
+    msm::msm_g1_device(p.bases(p.h, staging, s), d_a, n - 1, d_sums.get() + 0, s);
+    e[2].record(s);
+    msm::split_msm_g1_device(p.bases(p.l, staging, s), p.l.len, l.ones, l.ones_words, l.index, l.scalars, l.count,
+                             d_sums.get() + 1, s);
+    e[3].record(s);
+    msm::split_msm_g1_device(p.bases(p.a, staging, s), p.a.len, a.ones, a.ones_words, a.index, a.scalars, a.count,
+                             d_sums.get() + 2, s);
+    e[4].record(s);
+    msm::split_msm_g1_device(p.bases(p.b_g1, staging, s), p.b_g1.len, b.ones, b.ones_words, b.index, b.scalars,
+                             b.count, d_sums.get() + 3, s);
+    e[5].record(s);
+    static_assert(sizeof(cuzk_groth16_g1_sums_t) == 4 * sizeof(jacobian_t), "four Jacobian points");
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(&out, d_sums.get(), sizeof(out), cudaMemcpyDeviceToHost, s));
+    s.sync();
+    t.ntt_ms += e[1].since(e[0]);
+    t.msm_h_ms += e[2].since(e[1]);
+    t.msm_l_ms += e[3].since(e[2]);
+    t.msm_a_ms += e[4].since(e[3]);
+    t.msm_b_g1_ms += e[5].since(e[4]);
+}
+
+std::unique_ptr<cuzk_groth16_pending> start(cuzk_gpu_locks* given, const params_t* p,
+                                            const cuzk_groth16_circuit_t* circuits, size_t count) {
+    CUZK_REQUIRE(p != nullptr, "groth16: null parameters");
+    CUZK_REQUIRE(count == 0 || circuits != nullptr, "groth16: null circuits");
+    cuzk_gpu_locks* locks = locks_or_default(given ? given : p->locks, p->device);
+    CUZK_REQUIRE(locks->device == p->device, "groth16: the locks and the parameters belong to different GPUs");
+    const size_t n = p->h.len + 1;
+    uint32_t log_n = 0;
+    while ((size_t(1) << log_n) < n) log_n++;
+    for (size_t i = 0; i < count; i++) {
+        const cuzk_groth16_circuit_t& c = circuits[i];
+        CUZK_REQUIRE(c.abc_len <= n, "groth16: circuit " + std::to_string(i) + " has " + std::to_string(c.abc_len) +
+                                         " constraints, more than the parameters' domain of " + std::to_string(n));
+        CUZK_REQUIRE(c.abc_len == 0 || (c.a && c.b && c.c), "groth16: null a, b or c evaluations");
+        check_split(c.l, p->l.len, "l");
+        check_split(c.a_query, p->a.len, "a");
+        check_split(c.b_g1, p->b_g1.len, "b_g1");
+    }
+
+    CUZK_CUDA_CHECK(cudaSetDevice(p->device));
+    auto pending = std::make_unique<cuzk_groth16_pending>();
+    pending->sums.resize(count);
+    stream_t s;
+    for (size_t i = 0; i < count; i++) {
+        try {
+            prove_circuit(*locks, *p, circuits[i], log_n, s, pending->sums[i], pending->timings);
+            locks->proofs_done++;
+        } catch (...) {
+            locks->proofs_failed++;
+            throw;
+        }
+    }
+    return pending;
+}
+
+}  // namespace
+}  // namespace cuzk::groth16
+
+using namespace cuzk;
+
+extern "C" cuzk_error_t generate_groth16_proofs_start_c(cuzk_gpu_locks_t* locks, const cuzk_groth16_params_t* params,
+                                                        const cuzk_groth16_circuit_t* circuits, size_t count,
+                                                        cuzk_groth16_pending_t** out) {
+    return guard([&] {
+        CUZK_REQUIRE(out != nullptr, "groth16: null output");
+        *out = nullptr;
+        *out = groth16::start(locks, params, circuits, count).release();
+    });
+}
+
+extern "C" cuzk_error_t generate_groth16_proofs_finish_c(cuzk_groth16_pending_t* pending,
+                                                         cuzk_groth16_g1_sums_t* sums, size_t count,
+                                                         cuzk_groth16_timings_t* timings) {
+    std::unique_ptr<cuzk_groth16_pending> owned(pending);
+    return guard([&] {
+        CUZK_REQUIRE(owned != nullptr, "groth16: null pending batch");
+        CUZK_REQUIRE(count == owned->sums.size(), "groth16: finish with another count than start");
+        CUZK_REQUIRE(count == 0 || sums != nullptr, "groth16: null output");
+        std::copy(owned->sums.begin(), owned->sums.end(), sums);
+        if (timings) *timings = owned->timings;
+    });
+}
+
+extern "C" void generate_groth16_proofs_destroy_c(cuzk_groth16_pending_t* pending) { delete pending; }
+
+extern "C" cuzk_error_t generate_groth16_proofs_c(cuzk_gpu_locks_t* locks, const cuzk_groth16_params_t* params,
+                                                  const cuzk_groth16_circuit_t* circuits, size_t count,
+                                                  cuzk_groth16_g1_sums_t* sums, cuzk_groth16_timings_t* timings) {
+    cuzk_groth16_pending_t* pending = nullptr;
+    cuzk_error_t err = generate_groth16_proofs_start_c(locks, params, circuits, count, &pending);
+    if (err.code != CUZK_OK) return err;
+    return generate_groth16_proofs_finish_c(pending, sums, count, timings);
+}
+
+extern "C" void cuzk_groth16_inject_faults(uint32_t count) { groth16::injected_faults = count; }

@@ -1,0 +1,60 @@
+// Pinned double-buffered uploads (see staging.cuh).
+#include <algorithm>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "groth16/staging.cuh"
+
+namespace cuzk::groth16 {
+
+namespace {
+// Below this, the driver's own path is as fast and needs no thread.
+constexpr size_t DIRECT_BYTES = size_t(1) << 20;
+}  // namespace
+
+upload_staging_t::upload_staging_t(size_t chunk_bytes)
+    : chunk_(chunk_bytes),
+      threads_(std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u)),
+      buf_{pinned_ptr_t<unsigned char>(chunk_bytes), pinned_ptr_t<unsigned char>(chunk_bytes)} {}
+
+void upload_staging_t::parallel_copy(void* dst, const void* src, size_t bytes) const {
+    const unsigned n = bytes >= (size_t(4) << 20) ? threads_ : 1;
+    if (n == 1) {
+        std::memcpy(dst, src, bytes);
+        return;
+    }
+    // Slices rounded to 4 KiB so that no two threads write the same page.
+    const size_t slice = ((bytes + n - 1) / n + 4095) & ~size_t(4095);
+    std::vector<std::thread> pool;
+    pool.reserve(n);
+    for (unsigned t = 0; t < n; t++) {
+        const size_t begin = std::min(bytes, size_t(t) * slice);
+        const size_t len = std::min(bytes - begin, slice);
+        if (len == 0) break;
+        pool.emplace_back([=] {
+            std::memcpy(static_cast<unsigned char*>(dst) + begin, static_cast<const unsigned char*>(src) + begin, len);
+        });
+    }
+    for (auto& th : pool) th.join();
+}
+
+void upload_staging_t::upload(void* d_dst, const void* src, size_t bytes, cudaStream_t stream) {
+    if (bytes == 0) return;
+    if (bytes < DIRECT_BYTES) {
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(d_dst, src, bytes, cudaMemcpyHostToDevice, stream));
+        return;
+    }
+    int next = 0;
+    for (size_t off = 0; off < bytes; off += chunk_, next ^= 1) {
+        const size_t len = std::min(chunk_, bytes - off);
+        if (pending_[next]) drained_[next].sync();  // its previous DMA is done
+        parallel_copy(buf_[next].get(), static_cast<const unsigned char*>(src) + off, len);
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(static_cast<unsigned char*>(d_dst) + off, buf_[next].get(), len,
+                                        cudaMemcpyHostToDevice, stream));
+        drained_[next].record(stream);
+        pending_[next] = true;
+    }
+}
+
+}  // namespace cuzk::groth16

@@ -1,0 +1,145 @@
+//! The stages of a proof as the engine runs them: synthesis on the CPU, then proving on a GPU
+//! (a start half on the GPU worker, a finish half on a finalizer) or on the CPU.
+//!
+//! [`gpu_prove_start`] returns once the GPU no longer needs the synthesized circuits (their
+//! a, b, c vectors are freed then), leaving B's G2 sum running on the CPU; the worker hands the
+//! [`GpuPending`] to a finalizer and takes its next partition while [`gpu_prove_finish`]
+//! assembles the proofs.
+
+use bellpepper_core::Circuit;
+use bellperson_lite::prover::{prove_from_assignments_with_timings, PhaseTimings};
+use bellperson_lite::synthesis::{synthesize_circuits, ProvingAssignment};
+use bellperson_lite::{Proof, ProverError, ProvingKey, Scalar};
+use ff::Field;
+use rand_core::RngCore;
+
+#[cfg(feature = "cuda")]
+pub use gpu::{gpu_prove, gpu_prove_finish, gpu_prove_start, GpuParams};
+
+/// Circuits of one shape, synthesized, with the randomness of their proofs.
+#[derive(Clone, Debug)]
+pub struct Synthesized {
+    pub assignments: Vec<ProvingAssignment>,
+    /// One `r` per circuit.
+    pub r_s: Vec<Scalar>,
+    /// One `s` per circuit.
+    pub s_s: Vec<Scalar>,
+}
+
+/// Synthesizes `circuits` (in parallel) and draws every `r`, then every `s`, from `rng`, in
+/// the order bellperson draws them for a batch.
+pub fn synthesize<C, R>(circuits: Vec<C>, rng: &mut R) -> Result<Synthesized, ProverError>
+where
+    C: Circuit<Scalar> + Send,
+    R: RngCore,
+{
+    let r_s = (0..circuits.len())
+        .map(|_| Scalar::random(&mut *rng))
+        .collect();
+    let s_s = (0..circuits.len())
+        .map(|_| Scalar::random(&mut *rng))
+        .collect();
+    Ok(Synthesized {
+        assignments: synthesize_circuits(circuits)?,
+        r_s,
+        s_s,
+    })
+}
+
+/// Proves on the CPU (the reference backend).
+pub fn cpu_prove<P: ProvingKey + ?Sized>(
+    synth: Synthesized,
+    params: &P,
+) -> Result<(Vec<Proof>, PhaseTimings), ProverError> {
+    prove_from_assignments_with_timings(synth.assignments, params, &synth.r_s, &synth.s_s)
+}
+
+#[cfg(feature = "cuda")]
+mod gpu {
+    use std::sync::Arc;
+
+    use bellperson_lite::gpu::{device_params, prove_start, GpuPending};
+    use bellperson_lite::prover::PhaseTimings;
+    use bellperson_lite::{Proof, ProverError, ProvingKey};
+    use supraseal_c2::groth16::{DeviceParams, GpuLocks};
+
+    use super::Synthesized;
+
+    /// A parameter set and its G1 vectors on one GPU.
+    pub struct GpuParams<P> {
+        pub params: Arc<P>,
+        pub device: DeviceParams,
+    }
+
+    impl<P: ProvingKey + Send + Sync + 'static> GpuParams<P> {
+        /// Puts `params` on the GPU of `locks` (resident when they fit its budget).
+        pub fn new(params: Arc<P>, locks: &GpuLocks) -> Result<Self, ProverError> {
+            let device = device_params(locks, Arc::clone(&params))?;
+            Ok(GpuParams { params, device })
+        }
+    }
+
+    /// The GPU worker's half: runs the GPU part under `gpu_mtx` (the device's locks) and
+    /// returns once the GPU is done with the circuits.
+    pub fn gpu_prove_start<P: ProvingKey + Send + Sync + 'static>(
+        synth: Synthesized,
+        params: &GpuParams<P>,
+        gpu_mtx: &GpuLocks,
+    ) -> Result<GpuPending<P>, ProverError> {
+        prove_start(
+            synth.assignments,
+            &params.params,
+            &params.device,
+            Some(gpu_mtx),
+            &synth.r_s,
+            &synth.s_s,
+        )
+    }
+
+    /// The finalizer's half: B in G2 joined, the proofs assembled, in circuit order.
+    pub fn gpu_prove_finish<P: ProvingKey + Send + Sync + 'static>(
+        pending: GpuPending<P>,
+    ) -> Result<(Vec<Proof>, PhaseTimings), ProverError> {
+        pending.finish()
+    }
+
+    /// Both halves in one call.
+    pub fn gpu_prove<P: ProvingKey + Send + Sync + 'static>(
+        synth: Synthesized,
+        params: &GpuParams<P>,
+        gpu_mtx: &GpuLocks,
+    ) -> Result<(Vec<Proof>, PhaseTimings), ProverError> {
+        gpu_prove_finish(gpu_prove_start(synth, params, gpu_mtx)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bellperson_lite::circuits::MixCircuit;
+    use bellperson_lite::generator::generate_random_parameters;
+    use bellperson_lite::prover::create_random_proof_batch;
+    use bellperson_lite::verifier::{prepare_verifying_key, verify_proof};
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha20Rng;
+
+    #[test]
+    fn cpu_pipeline_matches_the_batch_prover_and_verifies() {
+        let mut rng = ChaCha20Rng::seed_from_u64(3);
+        let circuits: Vec<MixCircuit> = (0..2).map(|i| MixCircuit::new(6, 0.9, i)).collect();
+        let params = generate_random_parameters(circuits[0].clone(), &mut rng).unwrap();
+        let inputs: Vec<Scalar> = circuits.iter().map(MixCircuit::public_input).collect();
+
+        let synth = synthesize(circuits.clone(), &mut ChaCha20Rng::seed_from_u64(9)).unwrap();
+        let (proofs, _) = cpu_prove(synth, &params).unwrap();
+        let reference =
+            create_random_proof_batch(circuits, &params, &mut ChaCha20Rng::seed_from_u64(9))
+                .unwrap();
+        let pvk = prepare_verifying_key(&params.vk);
+        for ((p, q), input) in proofs.iter().zip(&reference).zip(&inputs) {
+            assert_eq!(p.to_bytes(), q.to_bytes());
+            assert!(verify_proof(&pvk, p, &[*input]).unwrap());
+            assert!(!verify_proof(&pvk, p, &[*input + Scalar::ONE]).unwrap());
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! Groth16 proof benchmark on the GPU: single-proof time after synthesis, phase by phase, for
+//! `sha` at 2^20, 2^22 and 2^24 constraints and `mix` (90% bits) at 2^24, with benchmark
+//! parameters (random points of the right shape, resident on the GPU). Each GPU figure is the
+//! median of `RUNS` proofs after one warm-up proof; every GPU proof's bytes are compared with
+//! the CPU prover's for the same (r, s) once per size (at the sizes where the CPU prover runs).
+//!
+//! Usage: `bench_groth16 [--cpu-max LOG] [kind:log ...]` (default: sha:20 sha:22 sha:24
+//! mix:24; the CPU prover runs up to 2^22 unless --cpu-max says otherwise).
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bellperson_lite::circuits::{MixCircuit, ShaCircuit};
+use bellperson_lite::generator::{BenchmarkSrs, CircuitShape};
+use bellperson_lite::gpu::{device_params, prove_from_assignments_gpu, split_scalars};
+use bellperson_lite::prover::{prove_from_assignments_with_timings, PhaseTimings};
+use bellperson_lite::synthesis::{synthesize_circuit, ProvingAssignment};
+use blstrs::Scalar;
+use ff::Field;
+use rand::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+use supraseal_c2::groth16::{self, CircuitInputs, GpuLocks, GpuTimings};
+
+const RUNS: usize = 3;
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn synthesize(kind: &str, log: u32) -> ProvingAssignment {
+    match kind {
+        "sha" => synthesize_circuit(ShaCircuit::new(log, 1)).expect("sha synthesis"),
+        _ => synthesize_circuit(MixCircuit::new(log, MixCircuit::DEFAULT_BIT_FRACTION, 1))
+            .expect("mix synthesis"),
+    }
+}
+
+fn main() -> ExitCode {
+    let mut cpu_max = 22u32;
+    let mut cases: Vec<(String, u32)> = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if a == "--cpu-max" {
+            cpu_max = args.next().and_then(|v| v.parse().ok()).unwrap_or(cpu_max);
+        } else if let Some((k, l)) = a.split_once(':') {
+            if let (true, Ok(l)) = (k == "sha" || k == "mix", l.parse()) {
+                cases.push((k.to_string(), l));
+            } else {
+                eprintln!("ignoring argument {a:?} (expected sha:LOG or mix:LOG)");
+            }
+        }
+    }
+    if cases.is_empty() {
+        cases = vec![
+            ("sha".into(), 20),
+            ("sha".into(), 22),
+            ("sha".into(), 24),
+            ("mix".into(), 24),
+        ];
+    }
+    let locks = match GpuLocks::new(0, None) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("no GPU: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut rng = ChaCha20Rng::seed_from_u64(7);
+    let mut rows = Vec::new();
+    let mut failed = false;
+    for (kind, log) in &cases {
+        let t = Instant::now();
+        let assignment = synthesize(kind, *log);
+        let synth = t.elapsed();
+        let srs =
+            Arc::new(BenchmarkSrs::new(CircuitShape::of(&assignment), &mut rng).expect("SRS"));
+        let dp = match device_params(&locks, Arc::clone(&srs)) {
+            Ok(dp) => dp,
+            Err(e) => {
+                println!("{kind} 2^{log}: device parameters failed: {e}");
+                failed = true;
+                continue;
+            }
+        };
+        let r = [Scalar::random(&mut rng)];
+        let s = [Scalar::random(&mut rng)];
+        let mut totals = Vec::new();
+        let mut last: Option<(PhaseTimings, Vec<u8>)> = None;
+        for run in 0..=RUNS {
+            let input = vec![assignment.clone()];
+            let t = Instant::now();
+            match prove_from_assignments_gpu(input, &srs, &dp, Some(&locks), &r, &s) {
+                Ok((proofs, timings)) => {
+                    if run > 0 {
+                        totals.push(ms(t.elapsed()));
+                    }
+                    last = Some((timings, proofs[0].to_bytes().to_vec()));
+                }
+                Err(e) => {
+                    println!("{kind} 2^{log}: GPU proof failed: {e}");
+                    failed = true;
+                    break;
+                }
+            }
+        }
+        let Some((gpu_t, gpu_bytes)) = last else {
+            continue;
+        };
+        // The GPU part alone (no B_G2 thread, no checks on the CPU beside it), on this
+        // circuit's evaluations and on random ones of the same length (the kernels' work does
+        // not depend on the values; a difference would show an effect of the data).
+        let random: Vec<Scalar> = (0..assignment.a.len())
+            .map(|_| Scalar::random(&mut rng))
+            .collect();
+        if let Ok((l, a, b)) = split_scalars(&assignment, srs.as_ref()) {
+            for (label, ea, eb, ec) in [
+                ("circuit data", &assignment.a, &assignment.b, &assignment.c),
+                ("random data", &random, &random, &random),
+            ] {
+                let inputs = CircuitInputs {
+                    a: ea,
+                    b: eb,
+                    c: ec,
+                    l: &l,
+                    a_query: &a,
+                    b_g1: &b,
+                };
+                let mut best: Option<(f64, GpuTimings)> = None;
+                for _ in 0..=RUNS {
+                    let t = Instant::now();
+                    let Ok(Ok((_, timings))) =
+                        groth16::start(Some(&locks), &dp, &[inputs]).map(|p| p.finish())
+                    else {
+                        break;
+                    };
+                    let total = ms(t.elapsed());
+                    if best.as_ref().is_none_or(|(b, _)| total < *b) {
+                        best = Some((total, timings));
+                    }
+                }
+                if let Some((total, t)) = best {
+                    println!(
+                        "{kind} 2^{log}: GPU part alone, {label}, best of {}: {total:.1} ms (wait+upload {:.1}, NTT {:.1}, MSM h {:.1}, l {:.1}, a {:.1}, b1 {:.1})",
+                        RUNS + 1,
+                        t.wait_memory_ms + t.upload_ms + t.wait_compute_ms,
+                        t.ntt_ms,
+                        t.msm_h_ms,
+                        t.msm_l_ms,
+                        t.msm_a_ms,
+                        t.msm_b_g1_ms
+                    );
+                }
+            }
+        }
+        let (cpu_ms, same) = if *log <= cpu_max {
+            let input = vec![assignment.clone()];
+            let t = Instant::now();
+            match prove_from_assignments_with_timings(input, srs.as_ref(), &r, &s) {
+                Ok((proofs, _)) => (
+                    Some(ms(t.elapsed())),
+                    Some(proofs[0].to_bytes().to_vec() == gpu_bytes),
+                ),
+                Err(e) => {
+                    println!("{kind} 2^{log}: CPU proof failed: {e}");
+                    (None, None)
+                }
+            }
+        } else {
+            (None, None)
+        };
+        if same == Some(false) {
+            failed = true;
+        }
+        rows.push((
+            kind.clone(),
+            *log,
+            ms(synth),
+            median(totals),
+            gpu_t,
+            cpu_ms,
+            same,
+            dp.is_resident(),
+        ));
+    }
+
+    println!();
+    println!("Groth16, one proof after synthesis: GPU median of {RUNS} after a warm-up (ms), phases of the last run");
+    println!(
+        "{:>9} {:>8} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>10} {:>6} {:>8}",
+        "circuit", "synth", "GPU proof", "prep", "upload", "NTT", "MSM h", "MSM l", "MSM a", "MSM b1", "B_G2", "asm", "CPU proof", "same", "resident"
+    );
+    for (kind, log, synth, total, t, cpu, same, resident) in rows {
+        println!(
+            "{:>9} {:>8.0} {:>9.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>10} {:>6} {:>8}",
+            format!("{kind} 2^{log}"),
+            synth,
+            total,
+            ms(t.prep),
+            ms(t.upload),
+            ms(t.ntt),
+            ms(t.msm_h),
+            ms(t.msm_l),
+            ms(t.msm_a),
+            ms(t.msm_b_g1),
+            ms(t.msm_b_g2),
+            ms(t.assembly),
+            cpu.map_or("-".into(), |c| format!("{c:.0}")),
+            same.map_or("-", |s| if s { "yes" } else { "NO" }),
+            resident
+        );
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,445 @@
+//! The GPU Groth16 prover against the CPU one: for the same circuit, parameters and (r, s), the
+//! proof bytes must be equal, and every GPU proof made with real parameters must verify (and
+//! fail with a wrong public input). Also: batches, witnesses with no aux variables, all zeros
+//! or all ones, several workers sharing one GPU's locks, an injected kernel fault, and bad
+//! inputs. Fresh random circuits and randomness each run (seed printed); with CUZK_SMALL=1
+//! (the compute-sanitizer runs) the sizes and counts are cut down, as each test prints.
+#![cfg(feature = "cuda")]
+
+use std::sync::Arc;
+
+use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
+use bellperson_lite::circuits::{MixCircuit, ShaCircuit};
+use bellperson_lite::generator::{generate_random_parameters, BenchmarkSrs, CircuitShape};
+use bellperson_lite::gpu::{
+    device_params, device_params_with, prove_from_assignments_gpu, prove_start,
+};
+use bellperson_lite::prover::prove_from_assignments;
+use bellperson_lite::synthesis::{synthesize_circuit, ProvingAssignment};
+use bellperson_lite::verifier::{prepare_verifying_key, verify_proof};
+use bellperson_lite::{Parameters, ProverError, ProvingKey};
+use blstrs::Scalar;
+use cuzk_gpu_tests::{rng, small};
+use ff::Field;
+use rand::{Rng, RngCore};
+use rand_chacha::ChaCha20Rng;
+use supraseal_c2::groth16::{inject_faults, GpuLocks, Residency};
+use supraseal_c2::CudaError;
+
+const DEVICE: i32 = 0;
+
+/// `n` aux variables all equal to `value` (each x * x = x and x * 1 = input), one public input.
+#[derive(Clone)]
+struct ConstantCircuit {
+    n: usize,
+    value: bool,
+}
+
+impl Circuit<Scalar> for ConstantCircuit {
+    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let v = if self.value {
+            Scalar::ONE
+        } else {
+            Scalar::ZERO
+        };
+        let input = cs.alloc_input(|| "input", || Ok(v))?;
+        for i in 0..self.n {
+            let x = cs.alloc(|| format!("x{i}"), || Ok(v))?;
+            cs.enforce(|| format!("bit {i}"), |lc| lc + x, |lc| lc + x, |lc| lc + x);
+            cs.enforce(
+                || format!("eq {i}"),
+                |lc| lc + x,
+                |lc| lc + CS::one(),
+                |lc| lc + input,
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Public inputs only, no aux variable: each input times one is itself.
+#[derive(Clone)]
+struct InputsOnlyCircuit {
+    values: Vec<Scalar>,
+}
+
+impl Circuit<Scalar> for InputsOnlyCircuit {
+    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        for (i, v) in self.values.iter().enumerate() {
+            let x = cs.alloc_input(|| format!("x{i}"), || Ok(*v))?;
+            cs.enforce(
+                || format!("c{i}"),
+                |lc| lc + x,
+                |lc| lc + CS::one(),
+                |lc| lc + x,
+            );
+        }
+        Ok(())
+    }
+}
+
+fn locks() -> GpuLocks {
+    GpuLocks::new(DEVICE, None).expect("GPU locks")
+}
+
+fn randomness(rng: &mut ChaCha20Rng, n: usize) -> (Vec<Scalar>, Vec<Scalar>) {
+    let r = (0..n).map(|_| Scalar::random(&mut *rng)).collect();
+    let s = (0..n).map(|_| Scalar::random(&mut *rng)).collect();
+    (r, s)
+}
+
+/// Proves `assignments` on the CPU and on the GPU with the same randomness; asserts equal bytes
+/// and returns the GPU proofs' bytes.
+fn compare<P: ProvingKey + Send + Sync + 'static>(
+    what: &str,
+    params: &Arc<P>,
+    locks: &GpuLocks,
+    assignments: Vec<ProvingAssignment>,
+    rng: &mut ChaCha20Rng,
+) -> Vec<bellperson_lite::Proof> {
+    let (r, s) = randomness(rng, assignments.len());
+    let cpu =
+        prove_from_assignments(assignments.clone(), params.as_ref(), &r, &s).expect("CPU proof");
+    let dp = device_params(locks, Arc::clone(params)).expect("device parameters");
+    let (gpu, _) = prove_from_assignments_gpu(assignments, params, &dp, Some(locks), &r, &s)
+        .expect("GPU proof");
+    assert_eq!(cpu.len(), gpu.len());
+    for (i, (c, g)) in cpu.iter().zip(&gpu).enumerate() {
+        assert_eq!(
+            c.to_bytes(),
+            g.to_bytes(),
+            "{what}: proof {i} differs from the CPU's"
+        );
+    }
+    gpu
+}
+
+fn check_verifies(
+    params: &Parameters,
+    proof: &bellperson_lite::Proof,
+    inputs: &[Scalar],
+    what: &str,
+) {
+    let pvk = prepare_verifying_key(&params.vk);
+    assert!(
+        verify_proof(&pvk, proof, inputs).unwrap(),
+        "{what}: GPU proof does not verify"
+    );
+    let mut wrong = inputs.to_vec();
+    if let Some(first) = wrong.first_mut() {
+        *first += Scalar::ONE;
+        assert!(
+            !verify_proof(&pvk, proof, &wrong).unwrap(),
+            "{what}: verifies with a wrong input"
+        );
+    }
+}
+
+#[test]
+fn gpu_proofs_equal_cpu_proofs_with_real_parameters() {
+    let mut rng = rng();
+    let locks = locks();
+    let cases: Vec<(&str, u32)> = if small() {
+        vec![("sha", 10), ("mix", 6)]
+    } else {
+        vec![("sha", 10), ("sha", 12), ("mix", 10), ("mix", 14)]
+    };
+    eprintln!("cases: {cases:?}");
+    for (kind, log) in cases {
+        let seed = rng.next_u64();
+        let (params, assignment, input) = match kind {
+            "sha" => {
+                let c = ShaCircuit::new(log, seed);
+                let input = c.public_input();
+                (
+                    generate_random_parameters(c.clone(), &mut rng).unwrap(),
+                    synthesize_circuit(c).unwrap(),
+                    input,
+                )
+            }
+            _ => {
+                let c = MixCircuit::new(log, MixCircuit::DEFAULT_BIT_FRACTION, seed);
+                let input = c.public_input();
+                (
+                    generate_random_parameters(c.clone(), &mut rng).unwrap(),
+                    synthesize_circuit(c).unwrap(),
+                    input,
+                )
+            }
+        };
+        let params = Arc::new(params);
+        let what = format!("{kind} 2^{log}");
+        let proofs = compare(&what, &params, &locks, vec![assignment], &mut rng);
+        check_verifies(&params, &proofs[0], &[input], &what);
+    }
+}
+
+#[test]
+fn gpu_proofs_equal_cpu_proofs_at_benchmark_sizes() {
+    let mut rng = rng();
+    let locks = locks();
+    let cases: Vec<(&str, u32)> = if small() {
+        vec![("sha", 11)]
+    } else {
+        vec![("sha", 16), ("mix", 18), ("sha", 20), ("sha", 22)]
+    };
+    eprintln!("cases (benchmark SRS, no verifying key): {cases:?}");
+    for (kind, log) in cases {
+        let seed = rng.next_u64();
+        let assignment = match kind {
+            "sha" => synthesize_circuit(ShaCircuit::new(log, seed)).unwrap(),
+            _ => synthesize_circuit(MixCircuit::new(log, MixCircuit::DEFAULT_BIT_FRACTION, seed))
+                .unwrap(),
+        };
+        let srs = Arc::new(BenchmarkSrs::new(CircuitShape::of(&assignment), &mut rng).unwrap());
+        compare(
+            &format!("{kind} 2^{log}"),
+            &srs,
+            &locks,
+            vec![assignment],
+            &mut rng,
+        );
+    }
+}
+
+#[test]
+fn special_witnesses_and_batches() {
+    let mut rng = rng();
+    let locks = locks();
+    let n = if small() { 20 } else { 3000 };
+    for value in [false, true] {
+        let c = ConstantCircuit { n, value };
+        let params = Arc::new(generate_random_parameters(c.clone(), &mut rng).unwrap());
+        let what = format!("all {} witness", if value { "one" } else { "zero" });
+        let proofs = compare(
+            &what,
+            &params,
+            &locks,
+            vec![synthesize_circuit(c).unwrap()],
+            &mut rng,
+        );
+        let v = if value { Scalar::ONE } else { Scalar::ZERO };
+        check_verifies(&params, &proofs[0], &[v], &what);
+    }
+
+    let values: Vec<Scalar> = (0..if small() { 5 } else { 300 })
+        .map(|_| Scalar::random(&mut rng))
+        .collect();
+    let c = InputsOnlyCircuit {
+        values: values.clone(),
+    };
+    let params = Arc::new(generate_random_parameters(c.clone(), &mut rng).unwrap());
+    let proofs = compare(
+        "no aux",
+        &params,
+        &locks,
+        vec![synthesize_circuit(c).unwrap()],
+        &mut rng,
+    );
+    check_verifies(&params, &proofs[0], &values, "no aux");
+
+    // A batch of circuits of one shape: SHA-256 of different messages (mix circuits of other
+    // seeds have other shapes).
+    let circuits: Vec<ShaCircuit> = (0..3)
+        .map(|_| ShaCircuit::new(10, rng.next_u64()))
+        .collect();
+    let params = Arc::new(generate_random_parameters(circuits[0].clone(), &mut rng).unwrap());
+    let inputs: Vec<Scalar> = circuits.iter().map(ShaCircuit::public_input).collect();
+    let assignments = circuits
+        .into_iter()
+        .map(|c| synthesize_circuit(c).unwrap())
+        .collect();
+    let proofs = compare("batch of 3", &params, &locks, assignments, &mut rng);
+    for (i, (p, input)) in proofs.iter().zip(&inputs).enumerate() {
+        check_verifies(&params, p, &[*input], &format!("batch proof {i}"));
+    }
+}
+
+#[test]
+fn workers_share_one_gpu() {
+    let mut rng = rng();
+    let locks = locks();
+    let (logs, per_worker, max_workers) = if small() {
+        ([10, 10], 2, 2)
+    } else {
+        ([10, 12], 50, 4)
+    };
+    eprintln!("sha 2^{logs:?}, {per_worker} proofs per worker, 1..={max_workers} workers");
+    // Two parameter sets, both resident; proofs alternate between them. (SHA-256 circuits: the
+    // shape does not depend on the message.)
+    let sets: Vec<_> = logs
+        .iter()
+        .map(|&log| {
+            let c = ShaCircuit::new(log, 1);
+            let params = Arc::new(generate_random_parameters(c, &mut rng).unwrap());
+            let dp = Arc::new(device_params(&locks, Arc::clone(&params)).unwrap());
+            (log, params, dp)
+        })
+        .collect();
+    let before = locks.info().unwrap();
+    for workers in 1..=max_workers {
+        let seeds: Vec<u64> = (0..workers).map(|_| rng.next_u64()).collect();
+        std::thread::scope(|scope| {
+            for (w, seed) in seeds.into_iter().enumerate() {
+                let (sets, locks) = (&sets, &locks);
+                scope.spawn(move || {
+                    let mut rng = <ChaCha20Rng as rand::SeedableRng>::seed_from_u64(seed);
+                    for i in 0..per_worker {
+                        let (log, params, dp) = &sets[(w + i) % sets.len()];
+                        let c = ShaCircuit::new(*log, rng.gen());
+                        let input = c.public_input();
+                        let (r, s) = randomness(&mut rng, 1);
+                        let (proofs, _) = prove_from_assignments_gpu(
+                            vec![synthesize_circuit(c).unwrap()],
+                            params,
+                            dp,
+                            Some(locks),
+                            &r,
+                            &s,
+                        )
+                        .unwrap_or_else(|e| panic!("worker {w} of {workers}, proof {i}: {e}"));
+                        let pvk = prepare_verifying_key(&params.vk);
+                        assert!(
+                            verify_proof(&pvk, &proofs[0], &[input]).unwrap(),
+                            "worker {w} of {workers}, proof {i} (2^{log}) does not verify"
+                        );
+                    }
+                });
+            }
+        });
+        let info = locks.info().unwrap();
+        assert_eq!(
+            info.vram_reserved, before.vram_reserved,
+            "VRAM reservations not back to the resident parameters after {workers} workers"
+        );
+        eprintln!("{workers} workers: {info:?}");
+    }
+    let after = locks.info().unwrap();
+    let expected: u64 = (1..=max_workers as u64).sum::<u64>() * per_worker as u64;
+    assert_eq!(after.proofs_done - before.proofs_done, expected);
+    assert_eq!(after.proofs_failed, before.proofs_failed);
+    assert!(after.compute_busy_ns > before.compute_busy_ns);
+}
+
+#[test]
+fn an_injected_fault_fails_one_proof_and_the_next_succeeds() {
+    let mut rng = rng();
+    let locks = locks();
+    let c = MixCircuit::new(8, 0.9, rng.next_u64());
+    let input = c.public_input();
+    let params = Arc::new(generate_random_parameters(c.clone(), &mut rng).unwrap());
+    let dp = device_params(&locks, Arc::clone(&params)).unwrap();
+    let reserved = locks.info().unwrap().vram_reserved;
+    let (r, s) = randomness(&mut rng, 1);
+
+    inject_faults(1);
+    let err = prove_start(
+        vec![synthesize_circuit(c.clone()).unwrap()],
+        &params,
+        &dp,
+        Some(&locks),
+        &r,
+        &s,
+    )
+    .and_then(|p| p.finish())
+    .expect_err("the injected fault must fail the proof");
+    assert!(
+        matches!(err, ProverError::Gpu(CudaError::Cuda(_))),
+        "unexpected error: {err}"
+    );
+    assert_eq!(
+        locks.info().unwrap().vram_reserved,
+        reserved,
+        "the failed proof kept its VRAM"
+    );
+    assert_eq!(locks.info().unwrap().proofs_failed, 1);
+
+    let (proofs, _) = prove_from_assignments_gpu(
+        vec![synthesize_circuit(c).unwrap()],
+        &params,
+        &dp,
+        Some(&locks),
+        &r,
+        &s,
+    )
+    .unwrap();
+    let pvk = prepare_verifying_key(&params.vk);
+    assert!(verify_proof(&pvk, &proofs[0], &[input]).unwrap());
+}
+
+#[test]
+fn bad_inputs_are_typed_errors() {
+    let mut rng = rng();
+    let locks = locks();
+    let small_c = MixCircuit::new(6, 0.9, 1);
+    let big_c = MixCircuit::new(8, 0.9, 2);
+    let small_p = Arc::new(generate_random_parameters(small_c.clone(), &mut rng).unwrap());
+    let big_p = Arc::new(generate_random_parameters(big_c, &mut rng).unwrap());
+    let big_dp = device_params(&locks, Arc::clone(&big_p)).unwrap();
+    let (r, s) = randomness(&mut rng, 1);
+
+    // Device parameters of another parameter set.
+    let err = prove_from_assignments_gpu(
+        vec![synthesize_circuit(small_c.clone()).unwrap()],
+        &small_p,
+        &big_dp,
+        Some(&locks),
+        &r,
+        &s,
+    )
+    .expect_err("mismatched device parameters");
+    assert!(matches!(err, ProverError::ParamsMismatch { .. }), "{err}");
+
+    // An unsatisfied circuit never reaches the GPU.
+    let mut a = synthesize_circuit(small_c.clone()).unwrap();
+    a.aux_assignment[0] += Scalar::ONE;
+    a.c[2] += Scalar::ONE;
+    let small_dp = device_params(&locks, Arc::clone(&small_p)).unwrap();
+    let err = prove_from_assignments_gpu(vec![a], &small_p, &small_dp, Some(&locks), &r, &s)
+        .expect_err("unsatisfied");
+    assert!(matches!(err, ProverError::Unsatisfied { .. }), "{err}");
+
+    // A VRAM budget too small for any proof: a typed error at once, not a wait forever.
+    let tiny = GpuLocks::new(DEVICE, Some(4096)).unwrap();
+    let dp = device_params(&tiny, Arc::clone(&small_p)).unwrap();
+    assert!(
+        !dp.is_resident(),
+        "parameters cannot be resident in a 4 KiB budget"
+    );
+    let err = prove_from_assignments_gpu(
+        vec![synthesize_circuit(small_c).unwrap()],
+        &small_p,
+        &dp,
+        Some(&tiny),
+        &r,
+        &s,
+    )
+    .expect_err("budget too small");
+    assert!(
+        matches!(err, ProverError::Gpu(CudaError::InvalidArgument(_))),
+        "{err}"
+    );
+
+    // An unknown device.
+    assert!(matches!(
+        GpuLocks::new(999, None),
+        Err(CudaError::InvalidArgument(_))
+    ));
+}
+
+#[test]
+fn streamed_parameters_give_the_same_proofs() {
+    let mut rng = rng();
+    let log = if small() { 6 } else { 12 };
+    let c = MixCircuit::new(log, 0.9, rng.next_u64());
+    let params = Arc::new(generate_random_parameters(c.clone(), &mut rng).unwrap());
+    let assignment = synthesize_circuit(c).unwrap();
+    let (r, s) = randomness(&mut rng, 1);
+    let cpu = prove_from_assignments(vec![assignment.clone()], params.as_ref(), &r, &s).unwrap();
+    let locks = locks();
+    let dp = device_params_with(&locks, Arc::clone(&params), Residency::Streamed).unwrap();
+    assert!(!dp.is_resident());
+    let (gpu, _) =
+        prove_from_assignments_gpu(vec![assignment], &params, &dp, Some(&locks), &r, &s).unwrap();
+    assert_eq!(cpu[0].to_bytes(), gpu[0].to_bytes());
+}

@@ -1,0 +1,319 @@
+//! The CPU half of the split MSMs: the scalars of one query vector sorted into zeros (dropped),
+//! ones (a bitmap, summed on the GPU by batch addition) and the rest (index and scalar pairs,
+//! summed by a Pippenger "tail" MSM). Filecoin witnesses are mostly bits, so the tail is small.
+//!
+//! A query vector's points belong to a sequence of scalar slices, each either taken whole or
+//! filtered by a density bitmap (the parameters hold a point only for the variables whose
+//! polynomial is not zero): for A, the inputs whole then the aux values A's density selects;
+//! for B, the inputs and the aux values B's two densities select; for L, the aux values whole.
+//! The k-th point then belongs to the k-th selected scalar.
+//!
+//! Plain Rust, built and tested without the `cuda` feature.
+
+use blstrs::Scalar;
+use ff::Field;
+use rayon::prelude::*;
+
+/// One run of scalars of a query vector, whole or filtered by a density bitmap.
+#[derive(Clone, Copy, Debug)]
+pub struct ScalarPart<'a> {
+    /// The values of the variables.
+    pub scalars: &'a [Scalar],
+    /// With `Some(words)`, only the scalars whose bit is set (bit i is bit i % 64 of word
+    /// i / 64) have a point; with `None`, all do.
+    pub density: Option<&'a [u64]>,
+}
+
+/// The split scalars of one query vector of `len` points (the layout of `cuzk_msm_split_t`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MsmSplit {
+    /// Bit k is set when point k's scalar is one; `ceil(len / 64)` words, at least one.
+    pub ones: Vec<u64>,
+    /// The points of the scalars that are neither zero nor one, ascending.
+    pub other_index: Vec<u32>,
+    /// Their scalars, in the same order.
+    pub other_scalars: Vec<Scalar>,
+    /// The number of points.
+    pub len: usize,
+}
+
+/// Why a split could not be made: the parts do not describe the query vector.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SplitError {
+    #[error("a density bitmap has {words} words, too few for its {scalars} scalars")]
+    ShortDensity { words: usize, scalars: usize },
+    #[error("the scalars select {selected} points but the query vector has {len}")]
+    LengthMismatch { selected: usize, len: usize },
+    #[error("{len} points: more than the GPU's 32-bit indices allow")]
+    TooLong { len: usize },
+}
+
+/// Scalars per parallel task, a multiple of 64 so that tasks start at density word boundaries.
+const CHUNK: usize = 1 << 14;
+
+struct ChunkSplit {
+    /// The point of the chunk's first selected scalar.
+    first: usize,
+    /// Its ones, as bits from `first`.
+    ones: Vec<u64>,
+    selected: usize,
+    other_index: Vec<u32>,
+    other_scalars: Vec<Scalar>,
+}
+
+impl MsmSplit {
+    /// Splits the scalars of a query vector of `len` points made of `parts`, in parallel.
+    pub fn build(len: usize, parts: &[ScalarPart<'_>]) -> Result<MsmSplit, SplitError> {
+        if len > u32::MAX as usize {
+            return Err(SplitError::TooLong { len });
+        }
+        // Each chunk's first point: the selected scalars before it.
+        let mut tasks = Vec::new();
+        let mut first = 0usize;
+        for part in parts {
+            if let Some(words) = part.density {
+                if words.len() < part.scalars.len().div_ceil(64) {
+                    return Err(SplitError::ShortDensity {
+                        words: words.len(),
+                        scalars: part.scalars.len(),
+                    });
+                }
+            }
+            for start in (0..part.scalars.len()).step_by(CHUNK) {
+                let end = (start + CHUNK).min(part.scalars.len());
+                tasks.push((*part, start, end, first));
+                first += selected_in(part, start, end);
+            }
+        }
+        if first != len {
+            return Err(SplitError::LengthMismatch {
+                selected: first,
+                len,
+            });
+        }
+        let chunks: Vec<ChunkSplit> = tasks
+            .into_par_iter()
+            .map(|(part, start, end, first)| split_chunk(part, start, end, first))
+            .collect();
+
+        let mut split = MsmSplit {
+            ones: vec![0; len.div_ceil(64).max(1)],
+            other_index: Vec::with_capacity(chunks.iter().map(|c| c.other_index.len()).sum()),
+            other_scalars: Vec::new(),
+            len,
+        };
+        split.other_scalars.reserve(split.other_index.capacity());
+        for chunk in chunks {
+            or_bits_at(&mut split.ones, chunk.first, &chunk.ones, chunk.selected);
+            split.other_index.extend_from_slice(&chunk.other_index);
+            split.other_scalars.extend_from_slice(&chunk.other_scalars);
+        }
+        Ok(split)
+    }
+
+    /// The number of scalars equal to one.
+    pub fn ones_count(&self) -> usize {
+        self.ones.iter().map(|w| w.count_ones() as usize).sum()
+    }
+}
+
+fn selected_in(part: &ScalarPart<'_>, start: usize, end: usize) -> usize {
+    match part.density {
+        None => end - start,
+        Some(words) => (start..end)
+            .step_by(64)
+            .map(|i| {
+                let bits = (end - i).min(64);
+                let mask = if bits == 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << bits) - 1
+                };
+                (words[i / 64] & mask).count_ones() as usize
+            })
+            .sum(),
+    }
+}
+
+fn split_chunk(part: ScalarPart<'_>, start: usize, end: usize, first: usize) -> ChunkSplit {
+    let mut out = ChunkSplit {
+        first,
+        ones: vec![0; (end - start).div_ceil(64)],
+        selected: 0,
+        other_index: Vec::new(),
+        other_scalars: Vec::new(),
+    };
+    for (i, scalar) in part.scalars[start..end].iter().enumerate() {
+        let global = start + i;
+        if let Some(words) = part.density {
+            if words[global / 64] >> (global % 64) & 1 == 0 {
+                continue;
+            }
+        }
+        let k = out.selected;
+        out.selected += 1;
+        if scalar.is_zero_vartime() {
+            continue;
+        }
+        if *scalar == Scalar::ONE {
+            out.ones[k / 64] |= 1 << (k % 64);
+        } else {
+            out.other_index.push((first + k) as u32);
+            out.other_scalars.push(*scalar);
+        }
+    }
+    out
+}
+
+/// ORs `count` bits of `src` into `dst` starting at bit `at`.
+fn or_bits_at(dst: &mut [u64], at: usize, src: &[u64], count: usize) {
+    let (word, shift) = (at / 64, at % 64);
+    for (j, &w) in src.iter().enumerate().take(count.div_ceil(64)) {
+        if w == 0 {
+            continue;
+        }
+        dst[word + j] |= w << shift;
+        if shift != 0 && word + j + 1 < dst.len() {
+            dst[word + j + 1] |= w >> (64 - shift);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha20Rng;
+
+    /// The split the slow way: walk every scalar in order.
+    fn reference(parts: &[ScalarPart<'_>]) -> (Vec<Scalar>, MsmSplit) {
+        let mut selected = Vec::new();
+        for part in parts {
+            for (i, s) in part.scalars.iter().enumerate() {
+                if part.density.is_none_or(|w| w[i / 64] >> (i % 64) & 1 == 1) {
+                    selected.push(*s);
+                }
+            }
+        }
+        let mut split = MsmSplit {
+            ones: vec![0; selected.len().div_ceil(64).max(1)],
+            len: selected.len(),
+            ..MsmSplit::default()
+        };
+        for (k, s) in selected.iter().enumerate() {
+            if *s == Scalar::ONE {
+                split.ones[k / 64] |= 1 << (k % 64);
+            } else if !bool::from(s.is_zero()) {
+                split.other_index.push(k as u32);
+                split.other_scalars.push(*s);
+            }
+        }
+        (selected, split)
+    }
+
+    fn scalars(rng: &mut ChaCha20Rng, n: usize) -> Vec<Scalar> {
+        (0..n)
+            .map(|_| match rng.gen_range(0..4) {
+                0 => Scalar::ZERO,
+                1 | 2 => Scalar::ONE,
+                _ => Scalar::random(&mut *rng),
+            })
+            .collect()
+    }
+
+    fn density(rng: &mut ChaCha20Rng, n: usize) -> Vec<u64> {
+        let mut w: Vec<u64> = (0..n.div_ceil(64)).map(|_| rng.gen()).collect();
+        if n % 64 != 0 {
+            // Bits past the end are set too: they must be ignored.
+            let last = w.len() - 1;
+            w[last] |= !0 << (n % 64);
+        }
+        w
+    }
+
+    #[test]
+    fn matches_a_sequential_walk() {
+        let mut rng = ChaCha20Rng::seed_from_u64(7);
+        // Sizes around the chunk and word boundaries, with and without densities.
+        for (n_in, n_aux) in [
+            (0, 0),
+            (1, 0),
+            (3, 70),
+            (65, CHUNK + 3),
+            (CHUNK, 2 * CHUNK + 63),
+        ] {
+            let inputs = scalars(&mut rng, n_in);
+            let aux = scalars(&mut rng, n_aux);
+            let d_in = density(&mut rng, n_in);
+            let d_aux = density(&mut rng, n_aux);
+            for parts in [
+                vec![ScalarPart {
+                    scalars: &aux,
+                    density: None,
+                }],
+                vec![
+                    ScalarPart {
+                        scalars: &inputs,
+                        density: None,
+                    },
+                    ScalarPart {
+                        scalars: &aux,
+                        density: Some(&d_aux),
+                    },
+                ],
+                vec![
+                    ScalarPart {
+                        scalars: &inputs,
+                        density: Some(&d_in),
+                    },
+                    ScalarPart {
+                        scalars: &aux,
+                        density: Some(&d_aux),
+                    },
+                ],
+            ] {
+                let (selected, expected) = reference(&parts);
+                let split = MsmSplit::build(selected.len(), &parts).unwrap();
+                assert_eq!(split, expected, "inputs {n_in}, aux {n_aux}");
+                assert_eq!(
+                    split.ones_count()
+                        + split.other_index.len()
+                        + selected.iter().filter(|s| bool::from(s.is_zero())).count(),
+                    selected.len()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn rejects_parts_that_do_not_fit() {
+        let s = vec![Scalar::ONE; 100];
+        let short = vec![u64::MAX];
+        assert_eq!(
+            MsmSplit::build(
+                100,
+                &[ScalarPart {
+                    scalars: &s,
+                    density: Some(&short)
+                }]
+            ),
+            Err(SplitError::ShortDensity {
+                words: 1,
+                scalars: 100
+            })
+        );
+        assert_eq!(
+            MsmSplit::build(
+                99,
+                &[ScalarPart {
+                    scalars: &s,
+                    density: None
+                }]
+            ),
+            Err(SplitError::LengthMismatch {
+                selected: 100,
+                len: 99
+            })
+        );
+    }
+}
