@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use blstrs::{G2Projective, Scalar};
 use rayon::prelude::*;
 use supraseal_c2::groth16::{
-    self, CircuitInputs, DeviceParams, G1Vectors, GpuLocks, PendingG1, Residency,
+    self, CircuitInputs, DeviceParams, G1Vectors, GpuLocks, PendingG1, Residency, UploadSignal,
 };
 use supraseal_c2::split::{MsmSplit, ScalarPart};
 
@@ -144,11 +144,19 @@ where
             b_aux_density: a.b_aux_density,
         });
     }
+    // B_G2 and the satisfaction check start once the uploads are done: beside them they take
+    // the cores and memory bandwidth the staging copies need, and the GPU's kernels still
+    // leave them time to finish.
+    let uploaded = Arc::new(UploadSignal::new());
     let b_g2 = {
         let params = Arc::clone(params);
+        let uploaded = Arc::clone(&uploaded);
         std::thread::Builder::new()
             .name("cuzk-b-g2".into())
-            .spawn(move || b_g2_sums(params.as_ref(), &g2_inputs))
+            .spawn(move || {
+                uploaded.wait();
+                b_g2_sums(params.as_ref(), &g2_inputs)
+            })
             .map_err(|e| {
                 ProverError::WorkerPanicked(format!("cannot start the B_G2 thread: {e}"))
             })?
@@ -173,8 +181,11 @@ where
     // Whether every circuit is satisfied is checked beside the GPU part (it reads the same
     // evaluations); a failed check discards the GPU's results.
     let (g1, satisfied) = std::thread::scope(|scope| {
-        let check = scope.spawn(|| check_satisfied(&evaluations));
-        let g1 = groth16::start(locks, device_params, &circuits);
+        let check = scope.spawn(|| {
+            uploaded.wait();
+            check_satisfied(&evaluations)
+        });
+        let g1 = groth16::start(locks, device_params, &circuits, Some(&uploaded));
         (g1, check.join())
     });
     let satisfied = satisfied

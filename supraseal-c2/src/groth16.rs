@@ -9,8 +9,9 @@
 //!   (on another thread) and assembles the proofs from both.
 
 use std::any::Any;
+use std::ffi::c_void;
 use std::ptr::NonNull;
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex};
 
 use blstrs::{G1Affine, G1Projective, Scalar};
 use group::Group;
@@ -338,13 +339,78 @@ fn split_view(s: &MsmSplit) -> ffi::cuzk_msm_split_t {
     }
 }
 
+/// Set once the inputs of every circuit of a [`start`] call have left the host (or when the
+/// call returns, whichever comes first), so that CPU work that would compete with the uploads
+/// for cores and memory bandwidth can wait for it.
+#[derive(Debug, Default)]
+pub struct UploadSignal {
+    done: Mutex<bool>,
+    changed: Condvar,
+}
+
+impl UploadSignal {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn set(&self) {
+        // A poisoned lock only means another thread panicked while holding it; the flag is
+        // still a plain bool.
+        *self.done.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.changed.notify_all();
+    }
+
+    /// Blocks until the signal is set.
+    pub fn wait(&self) {
+        let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        while !*done {
+            done = self.changed.wait(done).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    pub fn is_set(&self) -> bool {
+        *self.done.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// What the upload callback reads: the signal to set and the circuit count.
+struct UploadHook<'a> {
+    signal: &'a UploadSignal,
+    count: usize,
+}
+
+extern "C" fn on_uploaded(ctx: *mut c_void, circuit: usize) {
+    // SAFETY: `ctx` is the `UploadHook` that `start` passed with this function; it lives on
+    // start's stack for the whole call, and the library calls back only during that call.
+    let hook = unsafe { &*(ctx as *const UploadHook<'_>) };
+    if circuit + 1 >= hook.count {
+        hook.signal.set();
+    }
+}
+
 /// Runs the GPU part for circuits of one shape: under `locks` (`None`: those `params` was
 /// made with, or the device's process-wide ones), reserve VRAM and upload each circuit's
-/// inputs, then its NTTs and MSMs. Returns when the GPU is done with the inputs.
+/// inputs, then its NTTs and MSMs. Returns when the GPU is done with the inputs. `uploaded`
+/// (if given) is set when the last circuit's inputs have left the host, and in any case
+/// before this returns.
 pub fn start(
     locks: Option<&GpuLocks>,
     params: &DeviceParams,
     circuits: &[CircuitInputs<'_>],
+    uploaded: Option<&UploadSignal>,
+) -> Result<PendingG1, CudaError> {
+    let result = start_inner(locks, params, circuits, uploaded);
+    if let Some(signal) = uploaded {
+        signal.set();
+    }
+    result
+}
+
+fn start_inner(
+    locks: Option<&GpuLocks>,
+    params: &DeviceParams,
+    circuits: &[CircuitInputs<'_>],
+    uploaded: Option<&UploadSignal>,
 ) -> Result<PendingG1, CudaError> {
     let mut raw = Vec::with_capacity(circuits.len());
     for (i, c) in circuits.iter().enumerate() {
@@ -381,16 +447,27 @@ pub fn start(
     let locks_ptr = locks
         .or(params.locks.as_ref())
         .map_or(std::ptr::null_mut(), GpuLocks::as_ptr);
+    let hook = uploaded.map(|signal| UploadHook {
+        signal,
+        count: circuits.len(),
+    });
+    let (callback, ctx): (ffi::cuzk_uploaded_fn, *mut c_void) = match &hook {
+        Some(h) => (Some(on_uploaded), h as *const UploadHook<'_> as *mut c_void),
+        None => (None, std::ptr::null_mut()),
+    };
     let mut ptr: *mut ffi::cuzk_groth16_pending_t = std::ptr::null_mut();
     // SAFETY: every pointer in `raw` points into the borrowed circuits, valid for the lengths
     // given, and the library stops using them before it returns; Scalar has blst_fr's layout;
-    // the locks and params handles are alive (borrowed).
+    // the locks and params handles are alive (borrowed); `ctx` points to `hook`, which
+    // outlives the call, and `on_uploaded` only reads it.
     unsafe {
         ffi::check(ffi::generate_groth16_proofs_start_c(
             locks_ptr,
             params.ptr.as_ptr(),
             raw.as_ptr(),
             raw.len(),
+            callback,
+            ctx,
             &mut ptr,
         ))?;
     }
@@ -420,10 +497,11 @@ impl PendingG1 {
         };
         let ptr = self.ptr.as_ptr();
         let count = self.count;
-        std::mem::forget(self); // finish frees the handle, also on error
-                                // SAFETY: `ptr` is a live pending handle, consumed here exactly once; `raw` holds
-                                // `count` results of four G1Projective each, which is blst_p1's layout (checked in
-                                // the msm module), so the library writes valid points into it.
+        // The library frees the handle in finish, also on error: Drop must not run.
+        std::mem::forget(self);
+        // SAFETY: `ptr` is a live pending handle, consumed here exactly once; `raw` holds
+        // `count` results of four G1Projective each, which is blst_p1's layout (checked in
+        // the msm module), so the library writes valid points into it.
         unsafe {
             ffi::check(ffi::generate_groth16_proofs_finish_c(
                 ptr,

@@ -147,14 +147,23 @@ typedef struct cuzk_groth16_timings_t {
 /* A proof batch whose GPU part has run (opaque). */
 typedef struct cuzk_groth16_pending cuzk_groth16_pending_t;
 
+/* Called by generate_groth16_proofs_start_c on its own thread right after circuit
+ * `circuit`'s inputs have left the host (its memory phase is over; its kernels have not
+ * run), with the `ctx` given to start. It lets the caller hold back CPU work that would
+ * compete with the copies (the uploads copy through pinned buffers with several threads).
+ * It must return quickly and must not call back into this library. */
+typedef void (*cuzk_uploaded_fn)(void* ctx, size_t circuit);
+
 /* Runs the GPU part for `count` circuits of the same shape against `params`: for each circuit,
  * under `locks` (null: the process-wide locks of the parameters' device), reserve VRAM and
  * upload its inputs under the memory lock, then run the NTTs, MSMs and batch additions under
  * the compute lock, on a stream of this call's own. Returns when the GPU work is done; the
- * caller's buffers are no longer used after it returns. On success `*out` owns the results
- * until generate_groth16_proofs_finish_c or generate_groth16_proofs_destroy_c. */
+ * caller's buffers are no longer used after it returns. `uploaded` (may be null) is called
+ * after each circuit's uploads. On success `*out` owns the results until
+ * generate_groth16_proofs_finish_c or generate_groth16_proofs_destroy_c. */
 cuzk_error_t generate_groth16_proofs_start_c(cuzk_gpu_locks_t* locks, const cuzk_groth16_params_t* params,
                                              const cuzk_groth16_circuit_t* circuits, size_t count,
+                                             cuzk_uploaded_fn uploaded, void* uploaded_ctx,
                                              cuzk_groth16_pending_t** out);
 
 /* Copies the results of a pending batch (`count` as given to start) and its timings (may be

@@ -98,8 +98,18 @@ void upload_padded(fr_t* d, const cuzk_fr_t* host, size_t len, size_t n, upload_
     if (n > len) CUZK_CUDA_CHECK(cudaMemsetAsync(d + len, 0, (n - len) * sizeof(fr_t), stream));
 }
 
+// Tells the caller that a circuit's inputs have left the host.
+struct uploaded_hook_t {
+    cuzk_uploaded_fn fn;
+    void* ctx;
+    void operator()(size_t circuit) const {
+        if (fn) fn(ctx, circuit);
+    }
+};
+
 void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_circuit_t& c, uint32_t log_n,
-                   const stream_t& s, cuzk_groth16_g1_sums_t& out, cuzk_groth16_timings_t& t) {
+                   const stream_t& s, size_t index, const uploaded_hook_t& uploaded, cuzk_groth16_g1_sums_t& out,
+                   cuzk_groth16_timings_t& t) {
     const size_t n = size_t(1) << log_n;
     const size_t bytes = working_set(p, c, n);
 
@@ -120,6 +130,7 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
     dev_ptr_t<affine_t> staging;  // streamed parameters only
     memory.unlock();
     t.upload_ms += ms_since(t1);
+    uploaded(index);
 
     // Compute phase. The kernels queue behind the uploads on the same stream.
     auto t2 = std::chrono::steady_clock::now();
@@ -155,7 +166,8 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
 }
 
 std::unique_ptr<cuzk_groth16_pending> start(cuzk_gpu_locks* given, const params_t* p,
-                                            const cuzk_groth16_circuit_t* circuits, size_t count) {
+                                            const cuzk_groth16_circuit_t* circuits, size_t count,
+                                            const uploaded_hook_t& uploaded) {
     CUZK_REQUIRE(p != nullptr, "groth16: null parameters");
     CUZK_REQUIRE(count == 0 || circuits != nullptr, "groth16: null circuits");
     cuzk_gpu_locks* locks = locks_or_default(given ? given : p->locks, p->device);
@@ -179,7 +191,7 @@ std::unique_ptr<cuzk_groth16_pending> start(cuzk_gpu_locks* given, const params_
     stream_t s;
     for (size_t i = 0; i < count; i++) {
         try {
-            prove_circuit(*locks, *p, circuits[i], log_n, s, pending->sums[i], pending->timings);
+            prove_circuit(*locks, *p, circuits[i], log_n, s, i, uploaded, pending->sums[i], pending->timings);
             locks->proofs_done++;
         } catch (...) {
             locks->proofs_failed++;
@@ -196,11 +208,12 @@ using namespace cuzk;
 
 extern "C" cuzk_error_t generate_groth16_proofs_start_c(cuzk_gpu_locks_t* locks, const cuzk_groth16_params_t* params,
                                                         const cuzk_groth16_circuit_t* circuits, size_t count,
+                                                        cuzk_uploaded_fn uploaded, void* uploaded_ctx,
                                                         cuzk_groth16_pending_t** out) {
     return guard([&] {
         CUZK_REQUIRE(out != nullptr, "groth16: null output");
         *out = nullptr;
-        *out = groth16::start(locks, params, circuits, count).release();
+        *out = groth16::start(locks, params, circuits, count, groth16::uploaded_hook_t{uploaded, uploaded_ctx}).release();
     });
 }
 
@@ -223,7 +236,7 @@ extern "C" cuzk_error_t generate_groth16_proofs_c(cuzk_gpu_locks_t* locks, const
                                                   const cuzk_groth16_circuit_t* circuits, size_t count,
                                                   cuzk_groth16_g1_sums_t* sums, cuzk_groth16_timings_t* timings) {
     cuzk_groth16_pending_t* pending = nullptr;
-    cuzk_error_t err = generate_groth16_proofs_start_c(locks, params, circuits, count, &pending);
+    cuzk_error_t err = generate_groth16_proofs_start_c(locks, params, circuits, count, nullptr, nullptr, &pending);
     if (err.code != CUZK_OK) return err;
     return generate_groth16_proofs_finish_c(pending, sums, count, timings);
 }

@@ -135,7 +135,7 @@ fn main() -> ExitCode {
                 for _ in 0..=RUNS {
                     let t = Instant::now();
                     let Ok(Ok((_, timings))) =
-                        groth16::start(Some(&locks), &dp, &[inputs]).map(|p| p.finish())
+                        groth16::start(Some(&locks), &dp, &[inputs], None).map(|p| p.finish())
                     else {
                         break;
                     };
