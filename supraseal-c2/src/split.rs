@@ -223,7 +223,7 @@ mod tests {
 
     fn density(rng: &mut ChaCha20Rng, n: usize) -> Vec<u64> {
         let mut w: Vec<u64> = (0..n.div_ceil(64)).map(|_| rng.gen()).collect();
-        if n % 64 != 0 {
+        if !n.is_multiple_of(64) {
             // Bits past the end are set too: they must be ignored.
             let last = w.len() - 1;
             w[last] |= !0 << (n % 64);
