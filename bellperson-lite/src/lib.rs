@@ -10,6 +10,8 @@
 //!   memory-mapped).
 //! - [`proof`]: the 192-byte proof encoding.
 //! - [`synthesis`]: `ProvingAssignment`, the constraint system a circuit is run into.
+//! - [`matrices`]: the same assignment from constraint matrices recorded once per circuit
+//!   shape, a witness-only synthesis and three sparse products (much less work per proof).
 //! - [`domain`]: radix-2 NTTs over the scalar field.
 //! - [`msm`]: multi-scalar multiplication with the zero / one / other split.
 //! - [`prover`]: H = (A*B - C)/Z, the MSMs and the proof assembly (the CPU backend).
@@ -26,6 +28,7 @@ pub mod error;
 pub mod generator;
 #[cfg(feature = "cuda")]
 pub mod gpu;
+pub mod matrices;
 pub mod msm;
 pub mod params;
 pub mod proof;

@@ -3,10 +3,12 @@
 //! - `demo`: build a small circuit, generate its parameters, prove a few proofs on the CPU,
 //!   verify them and print per-phase timings.
 //! - `bench-phases`: the per-phase benchmark table (see `docs/benchmarks.md`).
+//! - `bench-synthesis`: full synthesis against witness + products over recorded matrices.
 //! - `cuda-toolchain`: install the pinned CUDA compiler from PyPI, print the exports.
 //! - `gpu-bundle`: build the GPU tests and benchmarks into `gpu-bundle/` for the GPU machine.
 
 mod bench;
+mod bench_synthesis;
 mod cuda_toolchain;
 mod demo;
 mod gpu_bundle;
@@ -20,6 +22,7 @@ const USAGE: &str = "usage:
   cargo xtask demo [--log-size N] [--proofs K]
   cargo xtask bench-phases [--backend cpu] [--circuit sha|mix] [--sizes 16..20] [--runs R]
                            [--no-reference]
+  cargo xtask bench-synthesis [--circuit sha|mix] [--sizes 16..20] [--runs R]
   eval \"$(cargo xtask cuda-toolchain)\"   (installs nvcc into .cache/, prints NVCC/CUDA_HOME)
   cargo xtask gpu-bundle [--keep-debug]   (GPU tests and benchmarks into gpu-bundle/)";
 
@@ -33,6 +36,7 @@ fn main() -> Result<()> {
     match command.as_str() {
         "demo" => demo::run(&options),
         "bench-phases" => bench::run(&options),
+        "bench-synthesis" => bench_synthesis::run(&options),
         "cuda-toolchain" => cuda_toolchain::run(),
         "gpu-bundle" => gpu_bundle::run(&options),
         "help" | "--help" | "-h" => {
