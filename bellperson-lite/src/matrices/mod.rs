@@ -11,12 +11,21 @@
 //!
 //! - `record`: the recording constraint system.
 //! - `witness`: the witness-only constraint system.
+//! - `file`: the matrices saved next to the parameters and memory-mapped back (versioned,
+//!   checksummed, keyed by the caller), so that a restarted daemon does not record again.
+//! - `buffer`: the arrays, owned or borrowed from the mapped file.
 //! - this module: the matrices (rows of column and coefficient-index pairs, one table of
 //!   distinct coefficients), the densities derived from them, and the products.
 
+mod buffer;
+mod file;
 mod record;
 mod witness;
 
+pub use buffer::Buffer;
+pub use file::{
+    load_matrices, load_or_record_matrices, save_matrices, MatrixFileError, MatrixSource,
+};
 pub use record::{record_matrices, RecordingCs};
 pub use witness::{synthesize_witness, Witness};
 
@@ -37,9 +46,9 @@ pub const COEFF_MINUS_ONE: u32 = 1;
 /// coefficient table. Terms with a zero coefficient are not stored.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SparseRows {
-    pub row_ends: Vec<u64>,
-    pub cols: Vec<u32>,
-    pub coeffs: Vec<u32>,
+    pub row_ends: Buffer<u64>,
+    pub cols: Buffer<u32>,
+    pub coeffs: Buffer<u32>,
 }
 
 impl SparseRows {

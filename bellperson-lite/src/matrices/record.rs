@@ -85,7 +85,7 @@ impl RecordingCs {
         }
         let num_inputs = self.num_inputs;
         let finalize = |rows: Rows| SparseRows {
-            row_ends: rows.row_ends,
+            row_ends: rows.row_ends.into(),
             cols: rows
                 .cols
                 .into_iter()
@@ -96,8 +96,9 @@ impl RecordingCs {
                         c
                     }
                 })
-                .collect(),
-            coeffs: rows.coeffs,
+                .collect::<Vec<u32>>()
+                .into(),
+            coeffs: rows.coeffs.into(),
         };
         Ok(ConstraintMatrices::from_parts(
             self.num_inputs,
