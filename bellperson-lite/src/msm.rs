@@ -207,7 +207,8 @@ enum Kind {
 }
 
 fn kind(s: &Scalar) -> Kind {
-    if s.is_zero_vartime() {
+    // Plain comparisons: `is_zero` is constant-time (subtle's barriers) and much slower.
+    if *s == Scalar::ZERO {
         Kind::Zero
     } else if *s == Scalar::ONE {
         Kind::One

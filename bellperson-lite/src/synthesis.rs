@@ -68,7 +68,8 @@ impl ProvingAssignment {
 
 /// Evaluates `lc` on the witness and marks the variables it uses in the given bitmaps.
 /// Terms with a zero coefficient are skipped and do not count as uses, as in bellperson:
-/// the generator leaves out the (zero) base points of such variables.
+/// the generator leaves out the (zero) base points of such variables. (Compared with `==`:
+/// the constant-time `is_zero` costs more than the rest of a term.)
 fn eval_tracking(
     lc: &LinearCombination<Scalar>,
     mut input_density: Option<&mut Density>,
@@ -78,7 +79,7 @@ fn eval_tracking(
 ) -> Scalar {
     let mut acc = Scalar::ZERO;
     for (&index, coeff) in lc.iter_inputs() {
-        if bool::from(coeff.is_zero()) {
+        if *coeff == Scalar::ZERO {
             continue;
         }
         acc += scaled(inputs[index], coeff);
@@ -87,7 +88,7 @@ fn eval_tracking(
         }
     }
     for (&index, coeff) in lc.iter_aux() {
-        if bool::from(coeff.is_zero()) {
+        if *coeff == Scalar::ZERO {
             continue;
         }
         acc += scaled(aux[index], coeff);

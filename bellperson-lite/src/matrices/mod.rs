@@ -205,7 +205,8 @@ impl ConstraintMatrices {
                         } else {
                             &w.aux[col - self.num_inputs]
                         };
-                        if value.is_zero_vartime() {
+                        // Plain comparison: `is_zero` is constant-time and much slower.
+                        if *value == Scalar::ZERO {
                             continue;
                         }
                         let k = m.coeffs[t];

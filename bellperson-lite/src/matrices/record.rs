@@ -55,13 +55,13 @@ impl RecordingCs {
     fn push_row(&mut self, which: usize, lc: &LinearCombination<Scalar>) {
         let mut terms: Vec<(u32, u32)> = Vec::new();
         for (&index, coeff) in lc.iter_inputs() {
-            if !bool::from(coeff.is_zero()) {
+            if *coeff != Scalar::ZERO {
                 self.too_large |= index >= AUX as usize;
                 terms.push((index as u32, self.coeff_index(coeff)));
             }
         }
         for (&index, coeff) in lc.iter_aux() {
-            if !bool::from(coeff.is_zero()) {
+            if *coeff != Scalar::ZERO {
                 self.too_large |= index >= AUX as usize;
                 terms.push((index as u32 | AUX, self.coeff_index(coeff)));
             }
