@@ -26,16 +26,22 @@ void upload_staging_t::parallel_copy(void* dst, const void* src, size_t bytes) c
     }
     // Slices rounded to 4 KiB so that no two threads write the same page.
     const size_t slice = ((bytes + n - 1) / n + 4095) & ~size_t(4095);
+    auto copy = [=](size_t begin, size_t len) {
+        std::memcpy(static_cast<unsigned char*>(dst) + begin, static_cast<const unsigned char*>(src) + begin, len);
+    };
     std::vector<std::thread> pool;
     pool.reserve(n);
-    for (unsigned t = 0; t < n; t++) {
-        const size_t begin = std::min(bytes, size_t(t) * slice);
-        const size_t len = std::min(bytes - begin, slice);
-        if (len == 0) break;
-        pool.emplace_back([=] {
-            std::memcpy(static_cast<unsigned char*>(dst) + begin, static_cast<const unsigned char*>(src) + begin, len);
-        });
+    size_t done = 0;  // bytes handed to threads (or copied here when a thread cannot start)
+    try {
+        for (unsigned t = 1; t < n && done + slice < bytes; t++) {
+            pool.emplace_back(copy, done, slice);
+            done += slice;
+        }
+    } catch (...) {
+        // No thread to spare: the rest is copied on this one. A joinable std::thread must
+        // never be destroyed, so every started one is joined below either way.
     }
+    copy(done, bytes - done);
     for (auto& th : pool) th.join();
 }
 
