@@ -212,9 +212,25 @@ pub fn synthesize_circuit<C: Circuit<Scalar>>(
     circuit: C,
 ) -> Result<ProvingAssignment, SynthesisError> {
     let mut cs = ProvingAssignment::new();
+    synthesize_into(&mut cs, circuit, |cs| cs.input_assignment.len())?;
+    Ok(cs)
+}
+
+/// The prover's wrapping of a circuit, for any constraint system (the full one here, the
+/// recording and witness-only ones in `matrices`): the constant one as input 0, the circuit,
+/// then `input_i * 0 = 0` for each of the `inputs(cs)` inputs.
+pub(crate) fn synthesize_into<CS, C>(
+    cs: &mut CS,
+    circuit: C,
+    inputs: impl Fn(&CS) -> usize,
+) -> Result<(), SynthesisError>
+where
+    CS: ConstraintSystem<Scalar>,
+    C: Circuit<Scalar>,
+{
     cs.alloc_input(|| "one", || Ok(Scalar::ONE))?;
-    circuit.synthesize(&mut cs)?;
-    for i in 0..cs.input_assignment.len() {
+    circuit.synthesize(cs)?;
+    for i in 0..inputs(cs) {
         cs.enforce(
             || "input constraint",
             |lc| lc + Variable::new_unchecked(Index::Input(i)),
@@ -222,7 +238,7 @@ pub fn synthesize_circuit<C: Circuit<Scalar>>(
             |lc| lc,
         );
     }
-    Ok(cs)
+    Ok(())
 }
 
 /// Synthesizes many circuits in parallel on the current rayon pool.

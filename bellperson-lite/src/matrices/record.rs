@@ -14,6 +14,7 @@ use blstrs::Scalar;
 use ff::Field;
 
 use super::{ConstraintMatrices, SparseRows, COEFF_MINUS_ONE, COEFF_ONE};
+use crate::synthesis::synthesize_into;
 
 /// The top bit of a recorded column marks an aux variable (its index in the low 31 bits).
 const AUX: u32 = 1 << 31;
@@ -240,15 +241,6 @@ pub fn record_matrices<C: Circuit<Scalar>>(
     circuit: C,
 ) -> Result<ConstraintMatrices, SynthesisError> {
     let mut cs = RecordingCs::new();
-    cs.alloc_input(|| "one", || Ok(Scalar::ONE))?;
-    circuit.synthesize(&mut cs)?;
-    for i in 0..cs.num_inputs {
-        cs.enforce(
-            || "input constraint",
-            |lc| lc + Variable::new_unchecked(Index::Input(i)),
-            |lc| lc,
-            |lc| lc,
-        );
-    }
+    synthesize_into(&mut cs, circuit, |cs| cs.num_inputs)?;
     cs.finish()
 }

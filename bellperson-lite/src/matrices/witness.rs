@@ -6,7 +6,8 @@ use bellpepper_core::{
     Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
 };
 use blstrs::Scalar;
-use ff::Field;
+
+use crate::synthesis::synthesize_into;
 
 /// The values of a circuit's variables, in allocation order (input 0 is the constant one).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -78,10 +79,10 @@ impl ConstraintSystem<Scalar> for Witness {
     }
 }
 
-/// The values of `circuit`'s variables as the prover synthesizes it (the constant one first).
+/// The values of `circuit`'s variables as the prover synthesizes it (the constant one first;
+/// the input constraints the wrapping adds are skipped like every other).
 pub fn synthesize_witness<C: Circuit<Scalar>>(circuit: C) -> Result<Witness, SynthesisError> {
     let mut cs = Witness::new();
-    cs.alloc_input(|| "one", || Ok(Scalar::ONE))?;
-    circuit.synthesize(&mut cs)?;
+    synthesize_into(&mut cs, circuit, |cs| cs.inputs.len())?;
     Ok(cs)
 }
