@@ -110,6 +110,14 @@ where
     Ok((proofs, timings))
 }
 
+/// The randomness of a batch of `count` proofs: all `r`s, then all `s`s, drawn from `rng` in
+/// the order bellperson draws them (so that a seeded rng gives bellperson's proofs).
+pub fn batch_randomness<R: RngCore>(count: usize, rng: &mut R) -> (Vec<Scalar>, Vec<Scalar>) {
+    let r_s = (0..count).map(|_| Scalar::random(&mut *rng)).collect();
+    let s_s = (0..count).map(|_| Scalar::random(&mut *rng)).collect();
+    (r_s, s_s)
+}
+
 /// Proves a batch with all `r`s then all `s`s drawn from `rng`, as bellperson does.
 pub fn create_random_proof_batch<C, P, R>(
     circuits: Vec<C>,
@@ -121,12 +129,7 @@ where
     P: ProvingKey + ?Sized,
     R: RngCore,
 {
-    let r_s: Vec<Scalar> = (0..circuits.len())
-        .map(|_| Scalar::random(&mut *rng))
-        .collect();
-    let s_s: Vec<Scalar> = (0..circuits.len())
-        .map(|_| Scalar::random(&mut *rng))
-        .collect();
+    let (r_s, s_s) = batch_randomness(circuits.len(), rng);
     create_proof_batch(circuits, params, &r_s, &s_s)
 }
 

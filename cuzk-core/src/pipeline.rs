@@ -9,10 +9,11 @@
 
 use bellpepper_core::{Circuit, SynthesisError};
 use bellperson_lite::matrices::{synthesize_witness, ConstraintMatrices, MatrixError};
-use bellperson_lite::prover::{prove_from_assignments_with_timings, PhaseTimings};
+use bellperson_lite::prover::{
+    batch_randomness, prove_from_assignments_with_timings, PhaseTimings,
+};
 use bellperson_lite::synthesis::{synthesize_circuits, ProvingAssignment};
 use bellperson_lite::{Proof, ProverError, ProvingKey, Scalar};
-use ff::Field;
 use rand_core::RngCore;
 use rayon::prelude::*;
 
@@ -36,12 +37,7 @@ where
     C: Circuit<Scalar> + Send,
     R: RngCore,
 {
-    let r_s = (0..circuits.len())
-        .map(|_| Scalar::random(&mut *rng))
-        .collect();
-    let s_s = (0..circuits.len())
-        .map(|_| Scalar::random(&mut *rng))
-        .collect();
+    let (r_s, s_s) = batch_randomness(circuits.len(), rng);
     Ok(Synthesized {
         assignments: synthesize_circuits(circuits)?,
         r_s,
@@ -62,12 +58,7 @@ where
     C: Circuit<Scalar> + Send,
     R: RngCore,
 {
-    let r_s = (0..circuits.len())
-        .map(|_| Scalar::random(&mut *rng))
-        .collect();
-    let s_s = (0..circuits.len())
-        .map(|_| Scalar::random(&mut *rng))
-        .collect();
+    let (r_s, s_s) = batch_randomness(circuits.len(), rng);
     let assignments = circuits
         .into_par_iter()
         .map(|c| Ok(matrices.assignment(synthesize_witness(c)?)?))
@@ -162,6 +153,7 @@ mod tests {
     use bellperson_lite::generator::generate_random_parameters;
     use bellperson_lite::prover::create_random_proof_batch;
     use bellperson_lite::verifier::{prepare_verifying_key, verify_proof};
+    use ff::Field;
     use rand::SeedableRng;
     use rand_chacha::ChaCha20Rng;
 

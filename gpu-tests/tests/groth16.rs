@@ -14,7 +14,7 @@ use bellperson_lite::generator::{generate_random_parameters, BenchmarkSrs, Circu
 use bellperson_lite::gpu::{
     device_params, device_params_with, prove_from_assignments_gpu, prove_start,
 };
-use bellperson_lite::prover::prove_from_assignments;
+use bellperson_lite::prover::{batch_randomness, prove_from_assignments};
 use bellperson_lite::synthesis::{synthesize_circuit, ProvingAssignment};
 use bellperson_lite::verifier::{prepare_verifying_key, verify_proof};
 use bellperson_lite::{Parameters, ProverError, ProvingKey};
@@ -83,9 +83,7 @@ fn locks() -> GpuLocks {
 }
 
 fn randomness(rng: &mut ChaCha20Rng, n: usize) -> (Vec<Scalar>, Vec<Scalar>) {
-    let r = (0..n).map(|_| Scalar::random(&mut *rng)).collect();
-    let s = (0..n).map(|_| Scalar::random(&mut *rng)).collect();
-    (r, s)
+    batch_randomness(n, rng)
 }
 
 /// Proves `assignments` on the CPU and on the GPU with the same randomness; asserts equal bytes
