@@ -22,13 +22,13 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use bellpepper_core::{Circuit, SynthesisError};
+use bellpepper_core::Circuit;
 use blstrs::Scalar;
 use memmap2::Mmap;
 use sha2::{Digest, Sha256};
 
 use super::buffer::Buffer;
-use super::{record_matrices, ConstraintMatrices, SparseRows};
+use super::{record_matrices, ConstraintMatrices, MatrixError, SparseRows};
 
 const MAGIC: &[u8; 8] = b"CUZKR1CS";
 const VERSION: u32 = 1;
@@ -61,7 +61,7 @@ pub enum MatrixFileError {
     #[error("matrix file {path}: coefficient {index} is not a field element")]
     BadCoefficient { path: PathBuf, index: usize },
     #[error("recording the matrices failed: {0}")]
-    Record(#[from] SynthesisError),
+    Record(#[from] MatrixError),
 }
 
 /// Where [`load_or_record_matrices`] got its matrices.

@@ -84,9 +84,13 @@ pub struct ConstraintMatrices {
     pub b_aux_density: Density,
 }
 
-/// Why a witness cannot be combined with the matrices.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+/// Why matrices could not be recorded, or a witness cannot be combined with them.
+#[derive(Debug, thiserror::Error)]
 pub enum MatrixError {
+    #[error("circuit synthesis failed: {0}")]
+    Synthesis(#[from] bellpepper_core::SynthesisError),
+    #[error("{inputs} inputs and {aux} aux variables: the matrices' 31-bit columns hold fewer")]
+    TooManyVariables { inputs: usize, aux: usize },
     #[error("the witness has {actual} {what}, the matrices were recorded with {expected} (another circuit shape?)")]
     WitnessShape {
         what: &'static str,

@@ -13,7 +13,7 @@ use bellpepper_core::{
 use blstrs::Scalar;
 use ff::Field;
 
-use super::{ConstraintMatrices, SparseRows, COEFF_MINUS_ONE, COEFF_ONE};
+use super::{ConstraintMatrices, MatrixError, SparseRows, COEFF_MINUS_ONE, COEFF_ONE};
 use crate::synthesis::synthesize_into;
 
 /// The top bit of a recorded column marks an aux variable (its index in the low 31 bits).
@@ -37,8 +37,6 @@ pub struct RecordingCs {
     /// Distinct coefficients; index 0 is one and 1 is minus one.
     table: Vec<Scalar>,
     index_of: HashMap<[u8; 32], u32>,
-    /// Set when a variable index does not fit 31 bits; reported by `finish`.
-    too_large: bool,
 }
 
 impl RecordingCs {
@@ -57,13 +55,11 @@ impl RecordingCs {
         let mut terms: Vec<(u32, u32)> = Vec::new();
         for (&index, coeff) in lc.iter_inputs() {
             if *coeff != Scalar::ZERO {
-                self.too_large |= index >= AUX as usize;
                 terms.push((index as u32, self.coeff_index(coeff)));
             }
         }
         for (&index, coeff) in lc.iter_aux() {
             if *coeff != Scalar::ZERO {
-                self.too_large |= index >= AUX as usize;
                 terms.push((index as u32 | AUX, self.coeff_index(coeff)));
             }
         }
@@ -80,9 +76,14 @@ impl RecordingCs {
     }
 
     /// The matrices with final column numbers (inputs first, then aux) and the densities.
-    pub fn finish(self) -> Result<ConstraintMatrices, SynthesisError> {
-        if self.too_large {
-            return Err(SynthesisError::Unsatisfiable);
+    pub fn finish(self) -> Result<ConstraintMatrices, MatrixError> {
+        // Columns are u32 with the aux flag in the top bit while recording (every index in a
+        // term is below its count, so checking the counts covers them).
+        if self.num_inputs >= AUX as usize || self.num_aux >= AUX as usize {
+            return Err(MatrixError::TooManyVariables {
+                inputs: self.num_inputs,
+                aux: self.num_aux,
+            });
         }
         let num_inputs = self.num_inputs;
         let finalize = |rows: Rows| SparseRows {
@@ -124,7 +125,6 @@ impl ConstraintSystem<Scalar> for RecordingCs {
             c: Rows::default(),
             table: Vec::new(),
             index_of: HashMap::new(),
-            too_large: false,
         };
         let one = cs.coeff_index(&Scalar::ONE);
         let minus_one = cs.coeff_index(&-Scalar::ONE);
@@ -230,17 +230,30 @@ impl ConstraintSystem<Scalar> for RecordingCs {
         }
         self.num_inputs += other.num_inputs.saturating_sub(1);
         self.num_aux += other.num_aux;
-        self.too_large |= other.too_large;
     }
 }
 
 /// Records the matrices of `circuit` as the prover synthesizes it: the constant one as input
 /// 0, the circuit, then one constraint `input_i * 0 = 0` per input (see
 /// `synthesis::synthesize_circuit`). The circuit's values are not needed.
-pub fn record_matrices<C: Circuit<Scalar>>(
-    circuit: C,
-) -> Result<ConstraintMatrices, SynthesisError> {
+pub fn record_matrices<C: Circuit<Scalar>>(circuit: C) -> Result<ConstraintMatrices, MatrixError> {
     let mut cs = RecordingCs::new();
     synthesize_into(&mut cs, circuit, |cs| cs.num_inputs)?;
     cs.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn more_variables_than_columns_is_an_error() {
+        let mut cs = RecordingCs::new();
+        cs.num_aux = AUX as usize;
+        let err = cs.finish().unwrap_err();
+        assert!(
+            matches!(err, MatrixError::TooManyVariables { aux, .. } if aux == AUX as usize),
+            "{err}"
+        );
+    }
 }
