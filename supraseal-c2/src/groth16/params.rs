@@ -1,0 +1,144 @@
+//! A parameter set's G1 vectors on one GPU: resident, or streamed per proof.
+
+use std::any::Any;
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+use blstrs::G1Affine;
+
+use super::locks::GpuLocks;
+use crate::error::CudaError;
+use crate::ffi;
+
+/// The G1 query vectors of a parameter set, borrowed from their owner.
+#[derive(Clone, Copy, Debug)]
+pub struct G1Vectors<'a> {
+    pub h: &'a [G1Affine],
+    pub l: &'a [G1Affine],
+    pub a: &'a [G1Affine],
+    pub b_g1: &'a [G1Affine],
+}
+
+/// Whether a parameter set's G1 vectors may stay on the device.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Residency {
+    /// Resident when they take at most half of the VRAM budget and fit what is left of it.
+    #[default]
+    Auto,
+    /// Always streamed from host memory per proof.
+    Streamed,
+}
+
+/// A parameter set's G1 vectors on one GPU.
+pub struct DeviceParams {
+    ptr: NonNull<ffi::cuzk_groth16_params_t>,
+    // The owner of the host arrays: the library reads them again per proof when they are not
+    // resident. Dropped after `ptr` is destroyed (see Drop).
+    _owner: Arc<dyn Any + Send + Sync>,
+    // The locks the reservation was made from; they must outlive this handle.
+    locks: Option<GpuLocks>,
+    device: i32,
+    lens: [usize; 4],
+}
+
+// SAFETY: the handle is immutable after creation; the library only reads it (and the host
+// arrays, which `_owner` keeps alive and nobody mutates) while proofs run, from any thread.
+unsafe impl Send for DeviceParams {}
+// SAFETY: as above: shared use only reads.
+unsafe impl Sync for DeviceParams {}
+
+impl std::fmt::Debug for DeviceParams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceParams")
+            .field("device", &self.device)
+            .field("resident", &self.is_resident())
+            .field("lens", &self.lens)
+            .finish()
+    }
+}
+
+impl DeviceParams {
+    /// Puts the G1 vectors that `vectors` picks out of `owner` on the GPU of `locks` (or of
+    /// `device`'s process-wide locks). `owner` is kept alive as long as this handle.
+    pub fn new<O, F>(
+        locks: Option<&GpuLocks>,
+        device: i32,
+        residency: Residency,
+        owner: Arc<O>,
+        vectors: F,
+    ) -> Result<DeviceParams, CudaError>
+    where
+        O: Send + Sync + 'static,
+        F: FnOnce(&O) -> G1Vectors<'_>,
+    {
+        let device = locks.map_or(device, GpuLocks::device);
+        let v = vectors(&owner);
+        let lens = [v.h.len(), v.l.len(), v.a.len(), v.b_g1.len()];
+        let mut ptr: *mut ffi::cuzk_groth16_params_t = std::ptr::null_mut();
+        // SAFETY: the four slices are valid for their lengths and live in `owner`, which this
+        // handle keeps alive until the library's handle is destroyed; G1Affine has blst's
+        // layout (cuzk_g1_affine_t); `ptr` is a valid output.
+        unsafe {
+            ffi::check(ffi::cuzk_groth16_params_create(
+                locks.map_or(std::ptr::null_mut(), GpuLocks::as_ptr),
+                device,
+                match residency {
+                    Residency::Auto => ffi::CUZK_RESIDENCY_AUTO as i32,
+                    Residency::Streamed => ffi::CUZK_RESIDENCY_STREAMED as i32,
+                },
+                v.h.as_ptr().cast(),
+                v.h.len(),
+                v.l.as_ptr().cast(),
+                v.l.len(),
+                v.a.as_ptr().cast(),
+                v.a.len(),
+                v.b_g1.as_ptr().cast(),
+                v.b_g1.len(),
+                &mut ptr,
+            ))?;
+        }
+        let ptr = NonNull::new(ptr).ok_or_else(|| {
+            CudaError::Internal("cuzk_groth16_params_create returned null".into())
+        })?;
+        Ok(DeviceParams {
+            ptr,
+            _owner: owner,
+            locks: locks.cloned(),
+            device,
+            lens,
+        })
+    }
+
+    /// Whether the vectors stay on the device (otherwise each proof streams them).
+    pub fn is_resident(&self) -> bool {
+        // SAFETY: `ptr` is a live handle.
+        unsafe { ffi::cuzk_groth16_params_resident(self.ptr.as_ptr()) != 0 }
+    }
+
+    pub fn device(&self) -> i32 {
+        self.device
+    }
+
+    /// The lengths of h, l, a and b_g1.
+    pub fn lens(&self) -> [usize; 4] {
+        self.lens
+    }
+
+    /// The library's handle, for the proving calls. Valid while `self` lives.
+    pub(super) fn as_ptr(&self) -> *mut ffi::cuzk_groth16_params_t {
+        self.ptr.as_ptr()
+    }
+
+    /// The locks this handle was made with (`None`: the device's process-wide ones).
+    pub fn locks(&self) -> Option<&GpuLocks> {
+        self.locks.as_ref()
+    }
+}
+
+impl Drop for DeviceParams {
+    fn drop(&mut self) {
+        // SAFETY: created by cuzk_groth16_params_create, destroyed once; no proof uses it (a
+        // proof borrows the DeviceParams for its whole GPU part).
+        unsafe { ffi::cuzk_groth16_params_destroy(self.ptr.as_ptr()) }
+    }
+}

@@ -1,0 +1,239 @@
+//! The GPU part of a batch of proofs: start (uploads and kernels under the GPU's locks) and
+//! finish (the four G1 sums per circuit).
+
+use std::ffi::c_void;
+use std::ptr::NonNull;
+
+use blstrs::{G1Projective, Scalar};
+use group::Group;
+
+use super::locks::GpuLocks;
+use super::params::DeviceParams;
+use super::upload::{on_uploaded, UploadHook, UploadSignal};
+use crate::error::CudaError;
+use crate::ffi;
+use crate::split::MsmSplit;
+
+/// One circuit's inputs to the GPU part.
+#[derive(Clone, Copy, Debug)]
+pub struct CircuitInputs<'a> {
+    /// The evaluations of A, B and C on the domain (at most the domain size each, equal
+    /// lengths).
+    pub a: &'a [Scalar],
+    pub b: &'a [Scalar],
+    pub c: &'a [Scalar],
+    pub l: &'a MsmSplit,
+    pub a_query: &'a MsmSplit,
+    pub b_g1: &'a MsmSplit,
+}
+
+/// The GPU's four sums for one circuit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct G1Sums {
+    pub h: G1Projective,
+    pub l: G1Projective,
+    pub a: G1Projective,
+    pub b_g1: G1Projective,
+}
+
+/// Where the GPU part's time went, in milliseconds (see `cuzk_groth16_timings_t`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GpuTimings {
+    pub wait_memory_ms: f32,
+    pub upload_ms: f32,
+    pub wait_compute_ms: f32,
+    pub ntt_ms: f32,
+    pub msm_h_ms: f32,
+    pub msm_l_ms: f32,
+    pub msm_a_ms: f32,
+    pub msm_b_g1_ms: f32,
+}
+
+/// A batch whose GPU part has run; [`PendingG1::finish`] hands out the sums.
+pub struct PendingG1 {
+    ptr: NonNull<ffi::cuzk_groth16_pending_t>,
+    count: usize,
+}
+
+// SAFETY: the pending handle owns plain host data (the results); the library touches it only
+// in finish/destroy, which take it by value here.
+unsafe impl Send for PendingG1 {}
+
+impl std::fmt::Debug for PendingG1 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingG1")
+            .field("count", &self.count)
+            .finish()
+    }
+}
+
+fn split_view(s: &MsmSplit) -> ffi::cuzk_msm_split_t {
+    ffi::cuzk_msm_split_t {
+        ones: s.ones.as_ptr(),
+        ones_words: s.ones.len(),
+        other_index: s.other_index.as_ptr(),
+        other_scalars: s.other_scalars.as_ptr().cast(),
+        other_count: s.other_index.len().min(s.other_scalars.len()),
+    }
+}
+
+/// Runs the GPU part for circuits of one shape: under `locks` (`None`: those `params` was
+/// made with, or the device's process-wide ones), reserve VRAM and upload each circuit's
+/// inputs, then its NTTs and MSMs. Returns when the GPU is done with the inputs. `uploaded`
+/// (if given) is set when the last circuit's inputs have left the host, and in any case
+/// before this returns.
+pub fn start(
+    locks: Option<&GpuLocks>,
+    params: &DeviceParams,
+    circuits: &[CircuitInputs<'_>],
+    uploaded: Option<&UploadSignal>,
+) -> Result<PendingG1, CudaError> {
+    let result = start_inner(locks, params, circuits, uploaded);
+    if let Some(signal) = uploaded {
+        signal.set();
+    }
+    result
+}
+
+fn start_inner(
+    locks: Option<&GpuLocks>,
+    params: &DeviceParams,
+    circuits: &[CircuitInputs<'_>],
+    uploaded: Option<&UploadSignal>,
+) -> Result<PendingG1, CudaError> {
+    let mut raw = Vec::with_capacity(circuits.len());
+    for (i, c) in circuits.iter().enumerate() {
+        if c.a.len() != c.b.len() || c.a.len() != c.c.len() {
+            return Err(CudaError::InvalidArgument(format!(
+                "circuit {i}: a, b and c have {}, {} and {} evaluations",
+                c.a.len(),
+                c.b.len(),
+                c.c.len()
+            )));
+        }
+        for (what, split, len) in [
+            ("l", c.l, params.lens()[1]),
+            ("a", c.a_query, params.lens()[2]),
+            ("b_g1", c.b_g1, params.lens()[3]),
+        ] {
+            if split.len != len || split.other_index.len() != split.other_scalars.len() {
+                return Err(CudaError::InvalidArgument(format!(
+                    "circuit {i}: the {what} split is for {} points, the parameters have {len}",
+                    split.len
+                )));
+            }
+        }
+        raw.push(ffi::cuzk_groth16_circuit_t {
+            a: c.a.as_ptr().cast(),
+            b: c.b.as_ptr().cast(),
+            c: c.c.as_ptr().cast(),
+            abc_len: c.a.len(),
+            l: split_view(c.l),
+            a_query: split_view(c.a_query),
+            b_g1: split_view(c.b_g1),
+        });
+    }
+    let locks_ptr = locks
+        .or(params.locks())
+        .map_or(std::ptr::null_mut(), GpuLocks::as_ptr);
+    let hook = uploaded.map(|signal| UploadHook {
+        signal,
+        count: circuits.len(),
+    });
+    let (callback, ctx): (ffi::cuzk_uploaded_fn, *mut c_void) = match &hook {
+        Some(h) => (Some(on_uploaded), h as *const UploadHook<'_> as *mut c_void),
+        None => (None, std::ptr::null_mut()),
+    };
+    let mut ptr: *mut ffi::cuzk_groth16_pending_t = std::ptr::null_mut();
+    // SAFETY: every pointer in `raw` points into the borrowed circuits, valid for the lengths
+    // given, and the library stops using them before it returns; Scalar has blst_fr's layout;
+    // the locks and params handles are alive (borrowed); `ctx` points to `hook`, which
+    // outlives the call, and `on_uploaded` only reads it.
+    unsafe {
+        ffi::check(ffi::generate_groth16_proofs_start_c(
+            locks_ptr,
+            params.as_ptr(),
+            raw.as_ptr(),
+            raw.len(),
+            callback,
+            ctx,
+            &mut ptr,
+        ))?;
+    }
+    let ptr = NonNull::new(ptr).ok_or_else(|| {
+        CudaError::Internal("generate_groth16_proofs_start_c returned null".into())
+    })?;
+    Ok(PendingG1 {
+        ptr,
+        count: circuits.len(),
+    })
+}
+
+impl PendingG1 {
+    /// The sums of every circuit, in order, and the GPU timings.
+    pub fn finish(self) -> Result<(Vec<G1Sums>, GpuTimings), CudaError> {
+        // cuzk_groth16_g1_sums_t is four blst_p1 in a row: h, l, a, b_g1.
+        let mut raw = vec![[G1Projective::identity(); 4]; self.count];
+        let mut t = ffi::cuzk_groth16_timings_t {
+            wait_memory_ms: 0.0,
+            upload_ms: 0.0,
+            wait_compute_ms: 0.0,
+            ntt_ms: 0.0,
+            msm_h_ms: 0.0,
+            msm_l_ms: 0.0,
+            msm_a_ms: 0.0,
+            msm_b_g1_ms: 0.0,
+        };
+        let ptr = self.ptr.as_ptr();
+        let count = self.count;
+        // The library frees the handle in finish, also on error: Drop must not run.
+        std::mem::forget(self);
+        // SAFETY: `ptr` is a live pending handle, consumed here exactly once; `raw` holds
+        // `count` results of four G1Projective each, which is blst_p1's layout (checked in
+        // the msm module), so the library writes valid points into it.
+        unsafe {
+            ffi::check(ffi::generate_groth16_proofs_finish_c(
+                ptr,
+                raw.as_mut_ptr().cast::<ffi::cuzk_groth16_g1_sums_t>(),
+                count,
+                &mut t,
+            ))?;
+        }
+        let sums = raw
+            .iter()
+            .map(|[h, l, a, b_g1]| G1Sums {
+                h: *h,
+                l: *l,
+                a: *a,
+                b_g1: *b_g1,
+            })
+            .collect();
+        Ok((
+            sums,
+            GpuTimings {
+                wait_memory_ms: t.wait_memory_ms,
+                upload_ms: t.upload_ms,
+                wait_compute_ms: t.wait_compute_ms,
+                ntt_ms: t.ntt_ms,
+                msm_h_ms: t.msm_h_ms,
+                msm_l_ms: t.msm_l_ms,
+                msm_a_ms: t.msm_a_ms,
+                msm_b_g1_ms: t.msm_b_g1_ms,
+            },
+        ))
+    }
+}
+
+impl Drop for PendingG1 {
+    fn drop(&mut self) {
+        // SAFETY: a pending handle never finished (finish forgets self): destroyed once here.
+        unsafe { ffi::generate_groth16_proofs_destroy_c(self.ptr.as_ptr()) }
+    }
+}
+
+/// Makes the next `count` circuits proved in this process fail in their compute phase with a
+/// real CUDA launch error (testing the error path); 0 cancels.
+pub fn inject_faults(count: u32) {
+    // SAFETY: sets an atomic counter.
+    unsafe { ffi::cuzk_groth16_inject_faults(count) }
+}
