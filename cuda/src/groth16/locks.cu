@@ -56,10 +56,7 @@ std::unique_ptr<cuzk_gpu_locks> make_locks(int device, size_t budget) {
                  "no CUDA device " + std::to_string(device) + " (this machine has " + std::to_string(count) + ")");
     CUZK_CUDA_CHECK(cudaSetDevice(device));
     ntt::warm_up();
-    cudaMemPool_t pool;
-    CUZK_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
-    uint64_t keep = UINT64_MAX;
-    CUZK_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    keep_freed_pool_memory(device);
     if (budget == 0) {
         size_t free_bytes = 0, total_bytes = 0;
         CUZK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));

@@ -29,15 +29,11 @@ private:
     void* p_;
 };
 
-// Keeps freed stream-ordered memory in the pool between runs, so that timings measure the
-// kernels rather than the driver re-mapping scratch memory.
+// The current device's pool keeps freed memory between runs (see keep_freed_pool_memory).
 void keep_pool_memory() {
     int dev = 0;
     CUZK_CUDA_CHECK(cudaGetDevice(&dev));
-    cudaMemPool_t pool;
-    CUZK_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, dev));
-    uint64_t threshold = UINT64_MAX;
-    CUZK_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+    keep_freed_pool_memory(dev);
 }
 
 float median_of(std::vector<float> v) {

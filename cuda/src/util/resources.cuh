@@ -8,11 +8,23 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 
 #include "util/error.cuh"
 
 namespace cuzk {
+
+// Sets the default stream-ordered memory pool of `device` to keep the memory freed into it
+// instead of giving it back to the driver at synchronization points: later allocations are
+// served from the pool with no driver call that would wait for the whole device (provers), and
+// timings measure kernels rather than re-mapping of scratch memory (benchmarks).
+inline void keep_freed_pool_memory(int device) {
+    cudaMemPool_t pool;
+    CUZK_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+    uint64_t keep = UINT64_MAX;
+    CUZK_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+}
 
 // A CUDA stream owned by the caller of the kernels (one per worker).
 class stream_t {
