@@ -25,7 +25,7 @@ use crate::error::ProverError;
 use crate::msm::msm_g2;
 use crate::params::ProvingKey;
 use crate::proof::Proof;
-use crate::prover::{assemble, check_batch, check_satisfied, PhaseTimings};
+use crate::prover::{assemble, check_batch, PhaseTimings};
 use crate::synthesis::ProvingAssignment;
 
 /// Puts the G1 vectors of `params` on the GPU of `locks` (resident when they fit its budget,
@@ -77,6 +77,8 @@ pub struct GpuPending<P: ProvingKey + Send + Sync + 'static> {
     s_s: Vec<Scalar>,
     timings: PhaseTimings,
     started: Instant,
+    /// Per circuit, for the message of an unsatisfied one.
+    num_constraints: Vec<usize>,
 }
 
 /// Proves `assignments` on the GPU: [`prove_start`] then [`GpuPending::finish`].
@@ -128,6 +130,10 @@ where
         .collect::<Result<Vec<_>, ProverError>>()?;
 
     // B in G2 on the CPU, on its own thread, while the GPU works.
+    let num_constraints: Vec<usize> = assignments
+        .iter()
+        .map(ProvingAssignment::num_constraints)
+        .collect();
     let mut evaluations = Vec::with_capacity(assignments.len());
     let mut g2_inputs = Vec::with_capacity(assignments.len());
     for a in assignments {
@@ -144,9 +150,8 @@ where
             b_aux_density: a.b_aux_density,
         });
     }
-    // B_G2 and the satisfaction check start once the uploads are done: beside them they take
-    // the cores and memory bandwidth the staging copies need, and the GPU's kernels still
-    // leave them time to finish.
+    // B_G2 starts once the uploads are done: beside them it takes the cores and memory
+    // bandwidth the staging copies need, and the GPU's kernels still leave it time to finish.
     let uploaded = Arc::new(UploadSignal::new());
     let b_g2 = {
         let params = Arc::clone(params);
@@ -178,27 +183,12 @@ where
             b_g1,
         })
         .collect();
-    // Whether every circuit is satisfied is checked beside the GPU part (it reads the same
-    // evaluations); a failed check discards the GPU's results.
-    let (g1, satisfied) = std::thread::scope(|scope| {
-        let check = scope.spawn(|| {
-            uploaded.wait();
-            check_satisfied(&evaluations)
-        });
-        let g1 = groth16::start(locks, device_params, &circuits, Some(&uploaded));
-        (g1, check.join())
-    });
-    let satisfied = satisfied
-        .map_err(|_| ProverError::WorkerPanicked("the satisfaction check panicked".into()))
-        .and_then(|r| r);
-    // On failure, let the B_G2 thread end before reporting; its result is not needed.
-    if let Err(e) = satisfied {
-        let _ = b_g2.join();
-        return Err(e);
-    }
-    let g1 = match g1 {
+    // Whether every constraint holds is checked on the GPU, before H overwrites a, b and c
+    // (reported by GpuPending::finish).
+    let g1 = match groth16::start(locks, device_params, &circuits, Some(&uploaded)) {
         Ok(g1) => g1,
         Err(e) => {
+            // Let the B_G2 thread end before reporting; its result is not needed.
             let _ = b_g2.join();
             return Err(e.into());
         }
@@ -214,6 +204,7 @@ where
         s_s: s_s.to_vec(),
         timings,
         started,
+        num_constraints,
     })
 }
 
@@ -228,8 +219,22 @@ impl<P: ProvingKey + Send + Sync + 'static> GpuPending<P> {
             s_s,
             mut timings,
             started,
+            num_constraints,
         } = self;
-        let (sums, gpu) = g1.finish()?;
+        let batch = g1.finish()?;
+        if let Some((index, total)) = batch
+            .unsatisfied
+            .iter()
+            .zip(&num_constraints)
+            .find_map(|(first, total)| first.map(|i| (i, *total)))
+        {
+            let _ = b_g2.join();
+            return Err(ProverError::Unsatisfied {
+                index: usize::try_from(index).unwrap_or(usize::MAX),
+                total,
+            });
+        }
+        let (sums, gpu) = (batch.sums, batch.timings);
         let (g2_sums, g2_time) = b_g2.join().map_err(|panic| {
             ProverError::WorkerPanicked(
                 panic

@@ -2,8 +2,9 @@
 //!
 //! Filecoin witnesses are dominated by bits: most scalars of the A, B and L queries are 0
 //! or 1. Feeding those to Pippenger wastes its bucket work on them, so every MSM is split
-//! three ways: zeros are dropped, ones are summed with plain mixed additions, and only the
-//! remaining scalars go through blst's multi-threaded tiled Pippenger.
+//! three ways: zeros are dropped, ones are summed with blst's bulk (affine, shared-inversion)
+//! addition chunk by chunk in parallel, and only the remaining scalars go through blst's
+//! multi-threaded tiled Pippenger.
 //!
 //! Density bitmaps follow bellperson's convention (see [`crate::density`]): scalar `i`
 //! takes part only if bit `i` is set, and the `k`-th set bit uses `bases[k]`.
@@ -78,23 +79,26 @@ pub fn msm_g2_with_stats(
 /// raw blst affine type that Pippenger consumes.
 trait Curve {
     type Affine: Sync;
-    type Proj: Group + for<'a> AddAssign<&'a Self::Affine>;
+    type Proj: Group + Send + for<'a> AddAssign<&'a Self::Affine>;
     type Raw: Copy + Default + Send + Sync;
 
     fn raw(p: &Self::Affine) -> Self::Raw;
     /// `points` is non-empty; `scalars` holds 32 little-endian bytes per point.
     fn pippenger(points: &[Self::Raw], scalars: &[u8]) -> Self::Proj;
-    /// The sum of `points` (non-empty): blst's bulk addition, affine additions that share
-    /// one inversion per batch (about half the field multiplications of mixed additions
-    /// into a projective sum), on blst's thread pool.
-    fn bulk_add(points: &[Self::Raw]) -> Self::Proj;
+    /// The sum of the points behind `points` (non-empty, none null): blst's bulk addition
+    /// (affine additions that share one inversion per batch, about half the field
+    /// multiplications of mixed additions into a projective sum), on the calling thread,
+    /// reading the points in place: gathering copies of them cost more than the additions
+    /// saved (192 bytes per G2 point, gigabytes at 2^24).
+    fn bulk_add(points: &[*const Self::Raw]) -> Self::Proj;
+    fn raw_ptr(p: &Self::Affine) -> *const Self::Raw;
 }
 
 struct G1Curve;
 struct G2Curve;
 
 macro_rules! impl_curve {
-    ($curve:ty, $affine:ty, $proj:ty, $raw:ty) => {
+    ($curve:ty, $affine:ty, $proj:ty, $raw:ty, $bulk_add:path) => {
         impl Curve for $curve {
             type Affine = $affine;
             type Proj = $proj;
@@ -112,18 +116,41 @@ macro_rules! impl_curve {
                 out
             }
 
-            fn bulk_add(points: &[$raw]) -> $proj {
-                let sum = points.add();
+            fn bulk_add(points: &[*const $raw]) -> $proj {
                 let mut out = <$proj>::identity();
-                *out.as_mut() = sum;
+                if points.is_empty() {
+                    return out;
+                }
+                // SAFETY: `points` holds `points.len()` pointers, each to a live affine point
+                // (the callers take them from a borrowed slice of bases that outlives this
+                // call), none null (blst would read a null entry as "the point after the
+                // previous one"); blst reads exactly that many and writes a valid point into
+                // `out`, a blst point (blstrs wraps it transparently).
+                unsafe { $bulk_add(out.as_mut(), points.as_ptr(), points.len()) };
                 out
+            }
+
+            fn raw_ptr(p: &$affine) -> *const $raw {
+                p.as_ref()
             }
         }
     };
 }
 
-impl_curve!(G1Curve, G1Affine, G1Projective, blst_p1_affine);
-impl_curve!(G2Curve, G2Affine, G2Projective, blst_p2_affine);
+impl_curve!(
+    G1Curve,
+    G1Affine,
+    G1Projective,
+    blst_p1_affine,
+    blst::blst_p1s_add
+);
+impl_curve!(
+    G2Curve,
+    G2Affine,
+    G2Projective,
+    blst_p2_affine,
+    blst::blst_p2s_add
+);
 
 /// The terms of the MSM as `(scalar index, base index)` pairs, cut into chunks that are
 /// walked independently (in parallel).
@@ -274,43 +301,43 @@ fn msm<C: Curve>(
         stats.others += s.others;
     }
 
-    // Pass 2: gather. Scalars little-endian, as blst wants them.
-    let mut ones = vec![C::Raw::default(); stats.ones];
+    // Pass 2: per chunk, sum its ones in place and gather its other terms (scalars
+    // little-endian, as blst wants them) into this chunk's slice of contiguous buffers.
     let mut points = vec![C::Raw::default(); stats.others];
     let mut bytes = vec![0u8; stats.others * SCALAR_BYTES];
     let mut pieces = Vec::with_capacity(counts.len());
-    let (mut ones_left, mut points_left, mut bytes_left) =
-        (&mut ones[..], &mut points[..], &mut bytes[..]);
+    let (mut points_left, mut bytes_left) = (&mut points[..], &mut bytes[..]);
     for s in &counts {
-        let (o, o_rest) = ones_left.split_at_mut(s.ones);
         let (p, p_rest) = points_left.split_at_mut(s.others);
         let (b, b_rest) = bytes_left.split_at_mut(s.others * SCALAR_BYTES);
-        pieces.push((o, p, b));
-        (ones_left, points_left, bytes_left) = (o_rest, p_rest, b_rest);
+        pieces.push((s.ones, p, b));
+        (points_left, bytes_left) = (p_rest, b_rest);
     }
-    pieces
+    let ones_sums: Vec<C::Proj> = pieces
         .into_par_iter()
         .enumerate()
-        .for_each(|(c, (ones, points, bytes))| {
-            let mut one = ones.iter_mut();
+        .map(|(c, (ones_count, points, bytes))| {
+            let mut ones = Vec::with_capacity(ones_count);
             let mut other = points.iter_mut().zip(bytes.chunks_exact_mut(SCALAR_BYTES));
-            // Pass 1 counted exactly this many of each in this chunk.
+            // Pass 1 counted exactly this many others in this chunk.
             terms.for_each(c, |i, k| match kind(&scalars[i]) {
                 Kind::Zero => {}
-                Kind::One => *one.next().expect("chunk holds its counted ones") = C::raw(&bases[k]),
+                Kind::One => ones.push(C::raw_ptr(&bases[k])),
                 Kind::Other => {
                     let (p, b) = other.next().expect("chunk holds its counted terms");
                     *p = C::raw(&bases[k]);
                     b.copy_from_slice(&scalars[i].to_bytes_le());
                 }
             });
-        });
+            C::bulk_add(&ones)
+        })
+        .collect();
 
-    // Empty inputs stay away from blst, which cannot take zero points.
     let mut total = C::Proj::identity();
-    if !ones.is_empty() {
-        total += C::bulk_add(&ones);
+    for sum in ones_sums {
+        total += sum;
     }
+    // Empty inputs stay away from blst's Pippenger, which cannot take zero points.
     if points.is_empty() {
         return Ok((total, stats));
     }

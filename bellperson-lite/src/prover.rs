@@ -177,8 +177,8 @@ pub fn prove_from_assignments_with_timings<P: ProvingKey + ?Sized>(
 
 /// What a batch must satisfy before any proving work, for every backend: one `r` and one `s`
 /// per circuit, one shape for all, parameters of exactly that shape. Returns the domain, or
-/// `None` for an empty batch. (Satisfaction is [`check_satisfied`], which the GPU backend runs
-/// beside the GPU part.)
+/// `None` for an empty batch. (Whether every constraint holds is checked separately: by the
+/// CPU prover before its NTTs, by the GPU backend on the GPU.)
 pub(crate) fn check_batch<P: ProvingKey + ?Sized>(
     assignments: &[ProvingAssignment],
     params: &P,
@@ -197,7 +197,7 @@ pub(crate) fn check_batch<P: ProvingKey + ?Sized>(
 
 /// Every circuit must be satisfied: an unsatisfied one would give a proof that does not
 /// verify.
-pub(crate) fn check_satisfied(assignments: &[ProvingAssignment]) -> Result<(), ProverError> {
+fn check_satisfied(assignments: &[ProvingAssignment]) -> Result<(), ProverError> {
     for assignment in assignments {
         if let Some(index) = assignment.first_unsatisfied() {
             return Err(ProverError::Unsatisfied {

@@ -388,14 +388,22 @@ fn bad_inputs_are_typed_errors() {
     .expect_err("mismatched device parameters");
     assert!(matches!(err, ProverError::ParamsMismatch { .. }), "{err}");
 
-    // An unsatisfied circuit never reaches the GPU.
+    // An unsatisfied circuit (found by the GPU's check before H) gives no proof, also when it
+    // is the second of a batch; the error names its first failing constraint.
     let mut a = synthesize_circuit(small_c.clone()).unwrap();
     a.aux_assignment[0] += Scalar::ONE;
     a.c[2] += Scalar::ONE;
+    let total = a.num_constraints();
     let small_dp = device_params(&locks, Arc::clone(&small_p)).unwrap();
-    let err = prove_from_assignments_gpu(vec![a], &small_p, &small_dp, Some(&locks), &r, &s)
-        .expect_err("unsatisfied");
-    assert!(matches!(err, ProverError::Unsatisfied { .. }), "{err}");
+    let good = synthesize_circuit(small_c.clone()).unwrap();
+    let (r2, s2) = randomness(&mut rng, 2);
+    let err =
+        prove_from_assignments_gpu(vec![good, a], &small_p, &small_dp, Some(&locks), &r2, &s2)
+            .expect_err("unsatisfied");
+    assert!(
+        matches!(err, ProverError::Unsatisfied { index: 2, total: t } if t == total),
+        "{err}"
+    );
 
     // A VRAM budget too small for any proof: a typed error at once, not a wait forever.
     let tiny = GpuLocks::new(DEVICE, Some(4096)).unwrap();

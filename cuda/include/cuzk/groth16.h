@@ -166,10 +166,13 @@ cuzk_error_t generate_groth16_proofs_start_c(cuzk_gpu_locks_t* locks, const cuzk
                                              cuzk_uploaded_fn uploaded, void* uploaded_ctx,
                                              cuzk_groth16_pending_t** out);
 
-/* Copies the results of a pending batch (`count` as given to start) and its timings (may be
- * null) out, and frees the handle, also when it reports an error. */
+/* Copies the results of a pending batch (`count` as given to start), and its timings (may be
+ * null) out, and frees the handle, also when it reports an error. `unsatisfied` (may be
+ * null; `count` entries) receives, per circuit, the first constraint whose evaluations have
+ * a*b != c, checked on the GPU before H is computed, or UINT64_MAX when every constraint
+ * holds. The sums of an unsatisfied circuit must not become a proof: it would not verify. */
 cuzk_error_t generate_groth16_proofs_finish_c(cuzk_groth16_pending_t* pending, cuzk_groth16_g1_sums_t* sums,
-                                              size_t count, cuzk_groth16_timings_t* timings);
+                                              size_t count, uint64_t* unsatisfied, cuzk_groth16_timings_t* timings);
 
 /* Frees a pending batch that will not be finished. Null is accepted. */
 void generate_groth16_proofs_destroy_c(cuzk_groth16_pending_t* pending);
@@ -177,7 +180,8 @@ void generate_groth16_proofs_destroy_c(cuzk_groth16_pending_t* pending);
 /* start then finish, in one call. */
 cuzk_error_t generate_groth16_proofs_c(cuzk_gpu_locks_t* locks, const cuzk_groth16_params_t* params,
                                        const cuzk_groth16_circuit_t* circuits, size_t count,
-                                       cuzk_groth16_g1_sums_t* sums, cuzk_groth16_timings_t* timings);
+                                       cuzk_groth16_g1_sums_t* sums, uint64_t* unsatisfied,
+                                       cuzk_groth16_timings_t* timings);
 
 /* Testing: the next `count` circuits proved in this process fail in their compute phase with
  * a real (non-sticky) CUDA launch error, as a kernel fault would; 0 cancels. */

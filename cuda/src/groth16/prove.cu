@@ -15,6 +15,8 @@
 
 struct cuzk_groth16_pending {
     std::vector<cuzk_groth16_g1_sums_t> sums;
+    // Per circuit: the first constraint with a*b != c, or UINT32_MAX when all hold.
+    std::vector<uint32_t> unsatisfied;
     cuzk_groth16_timings_t timings{};
 };
 
@@ -31,6 +33,14 @@ bool take_fault() {
 }
 
 __global__ void never_launched_kernel() {}
+
+// *first = the least i < len with a[i] * b[i] != c[i] (left alone when there is none). Run
+// before the H pipeline overwrites a, b and c: a proof of an unsatisfied circuit would not
+// verify, and this costs one multiplication per constraint on the GPU instead of the CPU's.
+__global__ void unsatisfied_kernel(const fr_t* a, const fr_t* b, const fr_t* c, size_t len, uint32_t* first) {
+    const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    if (i < len && !(a[i] * b[i] == c[i])) atomicMin(first, uint32_t(i));
+}
 
 float ms_since(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - t).count();
@@ -109,7 +119,7 @@ struct uploaded_hook_t {
 
 void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_circuit_t& c, uint32_t log_n,
                    const stream_t& s, size_t index, const uploaded_hook_t& uploaded, cuzk_groth16_g1_sums_t& out,
-                   cuzk_groth16_timings_t& t) {
+                   uint32_t& unsatisfied, cuzk_groth16_timings_t& t) {
     const size_t n = size_t(1) << log_n;
     const size_t bytes = working_set(p, c, n);
 
@@ -127,6 +137,7 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
     device_split_t l(c.l, p.l.len, locks.staging, s), a(c.a_query, p.a.len, locks.staging, s),
         b(c.b_g1, p.b_g1.len, locks.staging, s);
     dev_ptr_t<jacobian_t> d_sums(4, s);
+    dev_ptr_t<uint32_t> d_unsatisfied(1, s);
     dev_ptr_t<affine_t> staging;  // streamed parameters only
     memory.unlock();
     t.upload_ms += ms_since(t1);
@@ -142,6 +153,11 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
     }
     event_t e[6];
     e[0].record(s);
+    CUZK_CUDA_CHECK(cudaMemsetAsync(d_unsatisfied, 0xff, sizeof(uint32_t), s));
+    if (c.abc_len) {
+        unsatisfied_kernel<<<msm::blocks_for(c.abc_len, 256), 256, 0, s>>>(d_a, d_b, d_c, c.abc_len, d_unsatisfied);
+        CUZK_LAUNCH_CHECK();
+    }
     ntt::h_pipeline(d_a, d_b, d_c, log_n, s);
     e[1].record(s);
     msm::msm_g1_device(p.bases(p.h, staging, s), d_a, n - 1, d_sums.get() + 0, s);
@@ -157,6 +173,7 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
     e[5].record(s);
     static_assert(sizeof(cuzk_groth16_g1_sums_t) == 4 * sizeof(jacobian_t), "four Jacobian points");
     CUZK_CUDA_CHECK(cudaMemcpyAsync(&out, d_sums.get(), sizeof(out), cudaMemcpyDeviceToHost, s));
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(&unsatisfied, d_unsatisfied.get(), sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
     s.sync();
     t.ntt_ms += e[1].since(e[0]);
     t.msm_h_ms += e[2].since(e[1]);
@@ -188,10 +205,12 @@ std::unique_ptr<cuzk_groth16_pending> start(cuzk_gpu_locks* given, const params_
     CUZK_CUDA_CHECK(cudaSetDevice(p->device));
     auto pending = std::make_unique<cuzk_groth16_pending>();
     pending->sums.resize(count);
+    pending->unsatisfied.resize(count, UINT32_MAX);
     stream_t s;
     for (size_t i = 0; i < count; i++) {
         try {
-            prove_circuit(*locks, *p, circuits[i], log_n, s, i, uploaded, pending->sums[i], pending->timings);
+            prove_circuit(*locks, *p, circuits[i], log_n, s, i, uploaded, pending->sums[i], pending->unsatisfied[i],
+                          pending->timings);
             locks->proofs_done++;
         } catch (...) {
             locks->proofs_failed++;
@@ -219,13 +238,16 @@ extern "C" cuzk_error_t generate_groth16_proofs_start_c(cuzk_gpu_locks_t* locks,
 
 extern "C" cuzk_error_t generate_groth16_proofs_finish_c(cuzk_groth16_pending_t* pending,
                                                          cuzk_groth16_g1_sums_t* sums, size_t count,
-                                                         cuzk_groth16_timings_t* timings) {
+                                                         uint64_t* unsatisfied, cuzk_groth16_timings_t* timings) {
     std::unique_ptr<cuzk_groth16_pending> owned(pending);
     return guard([&] {
         CUZK_REQUIRE(owned != nullptr, "groth16: null pending batch");
         CUZK_REQUIRE(count == owned->sums.size(), "groth16: finish with another count than start");
         CUZK_REQUIRE(count == 0 || sums != nullptr, "groth16: null output");
         std::copy(owned->sums.begin(), owned->sums.end(), sums);
+        if (unsatisfied)
+            for (size_t i = 0; i < count; i++)
+                unsatisfied[i] = owned->unsatisfied[i] == UINT32_MAX ? UINT64_MAX : owned->unsatisfied[i];
         if (timings) *timings = owned->timings;
     });
 }
@@ -234,11 +256,12 @@ extern "C" void generate_groth16_proofs_destroy_c(cuzk_groth16_pending_t* pendin
 
 extern "C" cuzk_error_t generate_groth16_proofs_c(cuzk_gpu_locks_t* locks, const cuzk_groth16_params_t* params,
                                                   const cuzk_groth16_circuit_t* circuits, size_t count,
-                                                  cuzk_groth16_g1_sums_t* sums, cuzk_groth16_timings_t* timings) {
+                                                  cuzk_groth16_g1_sums_t* sums, uint64_t* unsatisfied,
+                                                  cuzk_groth16_timings_t* timings) {
     cuzk_groth16_pending_t* pending = nullptr;
     cuzk_error_t err = generate_groth16_proofs_start_c(locks, params, circuits, count, nullptr, nullptr, &pending);
     if (err.code != CUZK_OK) return err;
-    return generate_groth16_proofs_finish_c(pending, sums, count, timings);
+    return generate_groth16_proofs_finish_c(pending, sums, count, unsatisfied, timings);
 }
 
 extern "C" void cuzk_groth16_inject_faults(uint32_t count) { groth16::injected_faults = count; }

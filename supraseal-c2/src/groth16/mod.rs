@@ -22,5 +22,5 @@ mod upload;
 
 pub use locks::{default_locks_info, GpuLocks, GpuLocksInfo, GpuMutexPtr, SendableGpuMutex};
 pub use params::{DeviceParams, G1Vectors, Residency};
-pub use prove::{inject_faults, start, CircuitInputs, G1Sums, GpuTimings, PendingG1};
+pub use prove::{inject_faults, start, CircuitInputs, G1Batch, G1Sums, GpuTimings, PendingG1};
 pub use upload::UploadSignal;

@@ -49,6 +49,16 @@ pub struct GpuTimings {
     pub msm_b_g1_ms: f32,
 }
 
+/// What the GPU part gives for a batch, per circuit in order.
+#[derive(Clone, Debug)]
+pub struct G1Batch {
+    pub sums: Vec<G1Sums>,
+    /// The first constraint with a·b ≠ c, checked on the GPU before H; `None` when every
+    /// constraint holds. The sums of an unsatisfied circuit must not become a proof.
+    pub unsatisfied: Vec<Option<u64>>,
+    pub timings: GpuTimings,
+}
+
 /// A batch whose GPU part has run; [`PendingG1::finish`] hands out the sums.
 pub struct PendingG1 {
     ptr: NonNull<ffi::cuzk_groth16_pending_t>,
@@ -170,10 +180,11 @@ fn start_inner(
 }
 
 impl PendingG1 {
-    /// The sums of every circuit, in order, and the GPU timings.
-    pub fn finish(self) -> Result<(Vec<G1Sums>, GpuTimings), CudaError> {
+    /// The sums and satisfaction of every circuit, in order, and the GPU timings.
+    pub fn finish(self) -> Result<G1Batch, CudaError> {
         // cuzk_groth16_g1_sums_t is four blst_p1 in a row: h, l, a, b_g1.
         let mut raw = vec![[G1Projective::identity(); 4]; self.count];
+        let mut unsatisfied = vec![u64::MAX; self.count];
         let mut t = ffi::cuzk_groth16_timings_t {
             wait_memory_ms: 0.0,
             upload_ms: 0.0,
@@ -190,12 +201,14 @@ impl PendingG1 {
         std::mem::forget(self);
         // SAFETY: `ptr` is a live pending handle, consumed here exactly once; `raw` holds
         // `count` results of four G1Projective each, which is blst_p1's layout (checked in
-        // the msm module), so the library writes valid points into it.
+        // the msm module), so the library writes valid points into it; `unsatisfied` holds
+        // `count` entries.
         unsafe {
             ffi::check(ffi::generate_groth16_proofs_finish_c(
                 ptr,
                 raw.as_mut_ptr().cast::<ffi::cuzk_groth16_g1_sums_t>(),
                 count,
+                unsatisfied.as_mut_ptr(),
                 &mut t,
             ))?;
         }
@@ -208,9 +221,13 @@ impl PendingG1 {
                 b_g1: *b_g1,
             })
             .collect();
-        Ok((
+        Ok(G1Batch {
             sums,
-            GpuTimings {
+            unsatisfied: unsatisfied
+                .into_iter()
+                .map(|u| (u != u64::MAX).then_some(u))
+                .collect(),
+            timings: GpuTimings {
                 wait_memory_ms: t.wait_memory_ms,
                 upload_ms: t.upload_ms,
                 wait_compute_ms: t.wait_compute_ms,
@@ -220,7 +237,7 @@ impl PendingG1 {
                 msm_a_ms: t.msm_a_ms,
                 msm_b_g1_ms: t.msm_b_g1_ms,
             },
-        ))
+        })
     }
 }
 
