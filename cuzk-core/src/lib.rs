@@ -1,14 +1,41 @@
 //! cuzk-core: the proving engine that node software embeds and the daemon serves.
 //!
+//! An [`Engine`] accepts proof jobs, splits them into partitions, synthesizes partitions on a
+//! pool of CPU threads (highest priority first, admitted by a RAM budget), proves them, checks
+//! every proof against the verifying key and returns the proofs in partition order.
+//!
 //! # Layout
 //!
-//! - [`pipeline`]: the stages of a proof: synthesis, then the GPU prover's start and finish
+//! - [`config`]: the TOML configuration, its defaults (`cuzk.example.toml`) and validation.
+//! - [`engine`]: [`Engine`]: intake, job table, status, shutdown; spawns the threads.
+//! - `workers`: the synthesis threads, the provers, the self-check and retry.
+//! - [`job`]: requests, job ids and priorities, job state and results.
+//! - [`kind`]: proof kinds ([`kind::ProofWork`]) and partitions; the generic bellpepper kind.
+//! - `scheduler`: the priority queue of partitions.
+//! - `budget`: the host-memory budget (blocking reservations).
+//! - [`srs`]: the parameter sets by circuit id: loading, sharing, LRU eviction, tiers.
+//! - [`metrics`]: counters and histograms in the Prometheus text format.
+//! - [`pipeline`]: the stages of one proof: synthesis, then the GPU prover's start and finish
 //!   halves (feature `cuda`) or the CPU prover.
+//! - [`error`]: the engine's typed errors.
 //!
-//! The engine (scheduler, GPU workers, memory budget, SRS manager) is built on top of these
-//! stages and of [`bellperson_lite`], re-exported here so that the daemon and embedders depend
-//! on one crate.
+//! [`bellperson_lite`] is re-exported, so that the daemon and embedders depend on one crate.
 
+mod budget;
+pub mod config;
+pub mod engine;
+pub mod error;
+pub mod job;
+pub mod kind;
+pub mod metrics;
 pub mod pipeline;
+mod scheduler;
+pub mod srs;
+mod workers;
 
 pub use bellperson_lite;
+pub use config::Config;
+pub use engine::{Engine, EngineStatus, QueueStatus, ShutdownReport, Submitted};
+pub use error::EngineError;
+pub use job::{JobId, JobResult, JobState, JobTimings, Priority, ProofRequest};
+pub use kind::{CircuitProofs, Partition, ProofWork};

@@ -1,0 +1,435 @@
+//! The engine: intake, the job table, and the threads of [`crate::workers`].
+//!
+//! [`Engine::start`] spawns the synthesis threads and the provers; the public calls are
+//! cheap and thread-safe. Waiting calls ([`Engine::await_result`], [`Engine::prove`],
+//! [`Engine::shutdown`]) are async (tokio); the proving work itself runs on the engine's own
+//! OS threads, never on the caller's runtime.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use bellperson_lite::Parameters;
+use rand::RngCore;
+
+use crate::budget::MemoryBudget;
+use crate::config::Config;
+use crate::error::EngineError;
+use crate::job::{Job, JobId, JobResult, JobState, JobTable, ProofRequest};
+use crate::metrics::{Gauges, Metrics};
+use crate::scheduler::{PartitionQueue, PushError};
+use crate::srs::{SrsManager, SrsStatus};
+use crate::workers::{cpu_prover_loop, synthesis_loop};
+
+/// What the threads share.
+pub(crate) struct Shared {
+    pub config: Config,
+    pub queue: PartitionQueue,
+    pub jobs: JobTable,
+    pub budget: Arc<MemoryBudget>,
+    pub srs: SrsManager,
+    pub metrics: Metrics,
+    /// False once shutdown has begun: new jobs are refused.
+    accepting: AtomicBool,
+    /// Random per engine, so that job ids of two runs do not collide.
+    job_prefix: String,
+    next_job: AtomicU64,
+    /// Bytes of a synthesized partition, per circuit id, as last measured: the estimate for
+    /// the next one when its kind gives none.
+    working_sets: Mutex<HashMap<String, u64>>,
+}
+
+impl Shared {
+    pub(crate) fn seen_working_set(&self, circuit_id: &str) -> Option<u64> {
+        self.working_sets
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(circuit_id)
+            .copied()
+    }
+
+    pub(crate) fn learn_working_set(&self, circuit_id: &str, bytes: u64) {
+        self.working_sets
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(circuit_id.to_string(), bytes);
+    }
+}
+
+/// A job accepted by [`Engine::submit`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Submitted {
+    pub job_id: JobId,
+    /// Jobs waiting ahead of it when it was queued (0 for a repeated request id).
+    pub queue_position: usize,
+}
+
+/// Jobs of one kind.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct QueueStatus {
+    pub kind: String,
+    /// Jobs not yet started.
+    pub pending: usize,
+    /// Jobs with partitions in progress.
+    pub in_progress: usize,
+}
+
+/// A snapshot of the engine.
+#[derive(Clone, Debug)]
+pub struct EngineStatus {
+    pub uptime: Duration,
+    pub queues: Vec<QueueStatus>,
+    pub srs: Vec<SrsStatus>,
+    pub total_completed: u64,
+    pub total_failed: u64,
+    pub self_check_failures: u64,
+    pub synthesis_threads: usize,
+    pub cpu_provers: usize,
+    pub memory_reserved_bytes: u64,
+    pub memory_peak_bytes: u64,
+    pub memory_budget_bytes: u64,
+}
+
+/// How [`Engine::shutdown`] went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShutdownReport {
+    /// Every job ended on its own within the deadline.
+    pub drained: bool,
+    /// Jobs cancelled at the deadline.
+    pub cancelled: usize,
+    /// Every engine thread had exited when shutdown returned.
+    pub threads_stopped: bool,
+}
+
+/// The proving engine; see the crate doc.
+pub struct Engine {
+    shared: Arc<Shared>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+    synthesis_threads: usize,
+    cpu_provers: usize,
+}
+
+impl Engine {
+    /// Validates `config`, loads its `srs.preload` sets and starts the threads.
+    pub fn start(config: Config) -> Result<Engine, EngineError> {
+        config.validate()?;
+        let srs = SrsManager::new(
+            config.param_cache(),
+            config.srs.files.clone(),
+            config.srs_budget(),
+            config.srs.check_points,
+        );
+        for id in &config.srs.preload {
+            srs.preload(id)?;
+        }
+        let synthesis_threads = config.synthesis_threads();
+        let cpu_provers = config.engine.cpu_provers;
+        let shared = Arc::new(Shared {
+            budget: MemoryBudget::new(config.memory_budget()),
+            config,
+            queue: PartitionQueue::default(),
+            jobs: JobTable::default(),
+            srs,
+            metrics: Metrics::default(),
+            accepting: AtomicBool::new(true),
+            job_prefix: format!("{:08x}", rand::rngs::OsRng.next_u32()),
+            next_job: AtomicU64::new(1),
+            working_sets: Mutex::default(),
+        });
+
+        let engine = Engine {
+            shared: Arc::clone(&shared),
+            threads: Mutex::default(),
+            synthesis_threads,
+            cpu_provers,
+        };
+        // At most one synthesized partition waits per prover.
+        let (tx, rx) = crossbeam_channel::bounded(cpu_provers);
+        for i in 0..synthesis_threads {
+            let (shared, tx) = (Arc::clone(&shared), tx.clone());
+            engine.spawn(format!("cuzk-synth-{i}"), "synthesis", move || {
+                synthesis_loop(shared, tx)
+            })?;
+        }
+        drop(tx);
+        for i in 0..cpu_provers {
+            let (shared, rx) = (Arc::clone(&shared), rx.clone());
+            engine.spawn(format!("cuzk-cpu-prover-{i}"), "prover", move || {
+                cpu_prover_loop(shared, rx)
+            })?;
+        }
+        Ok(engine)
+    }
+
+    fn spawn(
+        &self,
+        name: String,
+        what: &'static str,
+        f: impl FnOnce() + Send + 'static,
+    ) -> Result<(), EngineError> {
+        let handle = std::thread::Builder::new()
+            .name(name)
+            .spawn(f)
+            .map_err(|source| {
+                self.stop_threads();
+                EngineError::Spawn { what, source }
+            })?;
+        self.threads
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(handle);
+        Ok(())
+    }
+
+    /// Makes `params` the parameter set of `circuit_id` (instead of a file).
+    pub fn register_params(&self, circuit_id: &str, params: Arc<Parameters>) {
+        self.shared.srs.register(circuit_id, params);
+    }
+
+    /// Queues a job. A request id seen before returns that job again; an invalid request or
+    /// a full queue is an error (the latter retryable).
+    pub fn submit(&self, request: ProofRequest) -> Result<Submitted, EngineError> {
+        let shared = &self.shared;
+        if !shared.accepting.load(Ordering::Acquire) {
+            return Err(EngineError::ShuttingDown);
+        }
+        if let Some(job) = request
+            .request_id
+            .as_deref()
+            .and_then(|rid| shared.jobs.by_request(rid))
+        {
+            return Ok(Submitted {
+                job_id: job.id.clone(),
+                queue_position: 0,
+            });
+        }
+        if request.circuit_id.is_empty() {
+            return Err(EngineError::InvalidRequest(
+                "the circuit id is empty".into(),
+            ));
+        }
+        if !shared.srs.is_known(&request.circuit_id) {
+            return Err(EngineError::InvalidRequest(format!(
+                "no parameters for circuit id `{}` (none registered, no file {})",
+                request.circuit_id,
+                shared.srs.path_of(&request.circuit_id).display()
+            )));
+        }
+        let kind = request.work.kind().to_string();
+        let partitions = request
+            .work
+            .into_partitions()
+            .map_err(EngineError::InvalidRequest)?;
+        let n = shared.next_job.fetch_add(1, Ordering::Relaxed);
+        let job = Arc::new(Job::new(
+            JobId(format!("{}-{n}", shared.job_prefix)),
+            request.request_id.clone(),
+            kind,
+            request.circuit_id,
+            request.priority,
+            partitions,
+        ));
+        if let Err(existing) = shared
+            .jobs
+            .insert(Arc::clone(&job), request.request_id.as_deref())
+        {
+            return Ok(Submitted {
+                job_id: existing.id.clone(),
+                queue_position: 0,
+            });
+        }
+        match shared
+            .queue
+            .push_job(&job, shared.config.engine.queue_capacity)
+        {
+            Ok(queue_position) => Ok(Submitted {
+                job_id: job.id.clone(),
+                queue_position,
+            }),
+            Err(refused) => {
+                shared.jobs.remove(&job.id, request.request_id.as_deref());
+                Err(match refused {
+                    PushError::Full => EngineError::QueueFull {
+                        capacity: shared.config.engine.queue_capacity,
+                    },
+                    PushError::Closed => EngineError::ShuttingDown,
+                })
+            }
+        }
+    }
+
+    /// Waits until the job ends, or for `timeout` (`None`: no limit). `Ok(None)` is a timeout.
+    pub async fn await_result(
+        &self,
+        job_id: &JobId,
+        timeout: Option<Duration>,
+    ) -> Result<Option<JobResult>, EngineError> {
+        let job = self
+            .shared
+            .jobs
+            .get(job_id)
+            .ok_or_else(|| EngineError::UnknownJob(job_id.clone()))?;
+        let mut done = job.subscribe();
+        drop(job);
+        let wait = async move {
+            // The sender lives in the job, which the receiver's channel keeps alive.
+            done.wait_for(Option::is_some)
+                .await
+                .ok()
+                .and_then(|r| r.clone())
+        };
+        match timeout {
+            None => Ok(wait.await),
+            Some(t) => Ok(tokio::time::timeout(t, wait).await.ok().flatten()),
+        }
+    }
+
+    /// [`Engine::submit`] then [`Engine::await_result`] without a timeout.
+    pub async fn prove(&self, request: ProofRequest) -> Result<JobResult, EngineError> {
+        let submitted = self.submit(request)?;
+        self.await_result(&submitted.job_id, None)
+            .await?
+            .ok_or(EngineError::UnknownJob(submitted.job_id))
+    }
+
+    /// Cancels a job that has not ended. Returns whether any of its partitions had started;
+    /// cancelling an ended job changes nothing and returns false.
+    pub fn cancel(&self, job_id: &JobId) -> Result<bool, EngineError> {
+        let job = self
+            .shared
+            .jobs
+            .get(job_id)
+            .ok_or_else(|| EngineError::UnknownJob(job_id.clone()))?;
+        let was_running = job.has_started() && !job.is_final();
+        if let Some(result) = job.abort(JobState::Cancelled, "cancelled".into()) {
+            self.shared.ended(&job, &result);
+        }
+        Ok(was_running)
+    }
+
+    /// Loads a parameter set now: whether it was loaded already, and the load time.
+    pub fn preload_srs(&self, circuit_id: &str) -> Result<(bool, Duration), EngineError> {
+        Ok(self.shared.srs.preload(circuit_id)?)
+    }
+
+    /// Drops a parameter set from memory: whether it was loaded, and its bytes.
+    pub fn evict_srs(&self, circuit_id: &str) -> (bool, u64) {
+        self.shared.srs.evict(circuit_id)
+    }
+
+    /// A snapshot of queues, parameters, counters and memory.
+    pub fn status(&self) -> EngineStatus {
+        let s = &self.shared;
+        let mut queues: BTreeMap<String, QueueStatus> = BTreeMap::new();
+        for job in s.jobs.active() {
+            let q = queues
+                .entry(job.kind.clone())
+                .or_insert_with(|| QueueStatus {
+                    kind: job.kind.clone(),
+                    ..QueueStatus::default()
+                });
+            match job.state() {
+                JobState::Queued => q.pending += 1,
+                JobState::Running => q.in_progress += 1,
+                _ => {}
+            }
+        }
+        EngineStatus {
+            uptime: s.metrics.uptime(),
+            queues: queues.into_values().collect(),
+            srs: s.srs.status(),
+            total_completed: s.metrics.total_completed(),
+            total_failed: s.metrics.total_failed(),
+            self_check_failures: s.metrics.self_check_failures(),
+            synthesis_threads: self.synthesis_threads,
+            cpu_provers: self.cpu_provers,
+            memory_reserved_bytes: s.budget.used(),
+            memory_peak_bytes: s.budget.peak(),
+            memory_budget_bytes: s.budget.total(),
+        }
+    }
+
+    /// The Prometheus text exposition.
+    pub fn metrics(&self) -> String {
+        let s = &self.shared;
+        let active = s.jobs.active();
+        s.metrics.render(&Gauges {
+            queue_depth: s.queue.waiting_jobs(),
+            running_jobs: active
+                .iter()
+                .filter(|j| j.state() == JobState::Running)
+                .count(),
+            gpu_workers: 0,
+            gpu_busy: Vec::new(),
+            memory_reserved_bytes: s.budget.used(),
+            memory_budget_bytes: s.budget.total(),
+        })
+    }
+
+    /// Stops intake, lets jobs in flight end until `deadline`, cancels what is left, then
+    /// stops the threads. A thread in the middle of a synthesis or a proof cannot be
+    /// interrupted: it is waited for until the deadline (at least a second), then left to
+    /// exit on its own when that call returns (see [`ShutdownReport::threads_stopped`]).
+    pub async fn shutdown(&self, deadline: Duration) -> ShutdownReport {
+        let started = Instant::now();
+        self.shared.accepting.store(false, Ordering::Release);
+        let active = self.shared.jobs.active();
+        let receivers: Vec<_> = active.iter().map(|j| j.subscribe()).collect();
+        let all_done = async move {
+            for mut r in receivers {
+                let _ = r.wait_for(Option::is_some).await;
+            }
+        };
+        let drained = tokio::time::timeout(deadline, all_done).await.is_ok();
+        let mut cancelled = 0;
+        for job in self.shared.jobs.active() {
+            if let Some(result) = job.abort(JobState::Cancelled, "the engine shut down".into()) {
+                self.shared.ended(&job, &result);
+                cancelled += 1;
+            }
+        }
+        self.stop_threads();
+        let threads = std::mem::take(&mut *self.threads.lock().unwrap_or_else(|e| e.into_inner()));
+        let (joined_tx, joined_rx) = tokio::sync::oneshot::channel();
+        // A plain thread joins them: a blocking task would hold the caller's runtime open.
+        let joiner = std::thread::Builder::new()
+            .name("cuzk-shutdown".into())
+            .spawn(move || {
+                for t in threads {
+                    let _ = t.join();
+                }
+                let _ = joined_tx.send(());
+            });
+        let grace = deadline
+            .saturating_sub(started.elapsed())
+            .max(Duration::from_secs(1));
+        let threads_stopped =
+            joiner.is_ok() && matches!(tokio::time::timeout(grace, joined_rx).await, Ok(Ok(())));
+        ShutdownReport {
+            drained,
+            cancelled,
+            threads_stopped,
+        }
+    }
+
+    fn stop_threads(&self) {
+        self.shared.accepting.store(false, Ordering::Release);
+        self.shared.queue.close();
+        self.shared.budget.close();
+    }
+}
+
+impl Drop for Engine {
+    /// Cancels what is left and stops the threads without waiting for them (use
+    /// [`Engine::shutdown`] to drain first).
+    fn drop(&mut self) {
+        self.stop_threads();
+        for job in self.shared.jobs.active() {
+            if let Some(result) = job.abort(JobState::Cancelled, "the engine was dropped".into()) {
+                self.shared.ended(&job, &result);
+            }
+        }
+    }
+}

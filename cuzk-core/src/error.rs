@@ -1,0 +1,33 @@
+//! The engine's typed errors.
+
+use crate::config::ConfigError;
+use crate::job::JobId;
+use crate::srs::SrsError;
+
+/// Why the engine refused a call.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The queue holds `capacity` jobs already: retry later.
+    #[error("the queue is full ({capacity} jobs waiting); retry later")]
+    QueueFull { capacity: usize },
+    /// The engine is shutting down and takes no new work.
+    #[error("the engine is shutting down and accepts no new jobs")]
+    ShuttingDown,
+    #[error("unknown job {0}")]
+    UnknownJob(JobId),
+    /// A request that can never succeed (it names the problem).
+    #[error("invalid request: {0}")]
+    InvalidRequest(String),
+    #[error(transparent)]
+    Srs(#[from] SrsError),
+    /// A thread the engine needs could not be started.
+    #[error("cannot start the engine's {what} thread: {source}")]
+    Spawn {
+        what: &'static str,
+        source: std::io::Error,
+    },
+    #[error("no GPU could be used: {0}")]
+    Gpu(String),
+}

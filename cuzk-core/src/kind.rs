@@ -1,0 +1,99 @@
+//! Proof kinds: how a request becomes partition circuits.
+//!
+//! A kind implements [`ProofWork`]: at submission it turns its inputs into [`Partition`]s,
+//! each a circuit to synthesize plus the public inputs its proof must verify against (the
+//! self-check). Invalid inputs are refused there, before anything is queued. This module
+//! provides the generic kind, [`CircuitProofs`], for any bellpepper circuit; the Filecoin
+//! kinds build on the same trait.
+
+use std::sync::Arc;
+
+use bellpepper_core::{Circuit, SynthesisError};
+use bellperson_lite::synthesis::{synthesize_circuit, ProvingAssignment};
+use bellperson_lite::Scalar;
+
+/// What a job proves, before it is split.
+pub trait ProofWork: Send + 'static {
+    /// The kind's name, for status and metrics (e.g. "porep-c2", "circuit").
+    fn kind(&self) -> &str;
+
+    /// The partitions, in the order their proofs are returned. An error is a request that can
+    /// never succeed, with the reason.
+    fn into_partitions(self: Box<Self>) -> Result<Vec<Partition>, String>;
+}
+
+type SynthesizeFn = dyn Fn() -> Result<ProvingAssignment, SynthesisError> + Send + Sync;
+
+/// One circuit of a job, ready to be synthesized (again, if its proof has to be redone).
+pub struct Partition {
+    synthesize: Arc<SynthesizeFn>,
+    /// The public inputs the proof is checked against (without the constant one).
+    pub public_inputs: Vec<Scalar>,
+    /// Estimated bytes of its synthesized form, when the kind knows it; otherwise the engine
+    /// uses what it saw for the same parameters before (or a conservative guess).
+    pub working_set_hint: Option<u64>,
+}
+
+impl Partition {
+    /// A partition proving `circuit`. The circuit is cloned for each synthesis, so that a proof
+    /// that fails its self-check can be redone.
+    pub fn from_circuit<C>(circuit: C, public_inputs: Vec<Scalar>) -> Partition
+    where
+        C: Circuit<Scalar> + Clone + Send + Sync + 'static,
+    {
+        Partition {
+            synthesize: Arc::new(move || synthesize_circuit(circuit.clone())),
+            public_inputs,
+            working_set_hint: None,
+        }
+    }
+
+    /// Sets the working-set estimate.
+    pub fn with_working_set(mut self, bytes: u64) -> Partition {
+        self.working_set_hint = Some(bytes);
+        self
+    }
+
+    /// Runs the circuit into a full assignment.
+    pub fn synthesize(&self) -> Result<ProvingAssignment, SynthesisError> {
+        (self.synthesize)()
+    }
+}
+
+/// Bytes a synthesized assignment holds: a, b, c and both assignments (32 bytes per scalar),
+/// and the density bitmaps.
+pub fn assignment_bytes(a: &ProvingAssignment) -> u64 {
+    let scalars =
+        a.a.len() + a.b.len() + a.c.len() + a.input_assignment.len() + a.aux_assignment.len();
+    let bits = a.a_aux_density.len() + a.b_input_density.len() + a.b_aux_density.len();
+    (scalars as u64) * 32 + (bits as u64).div_ceil(8)
+}
+
+/// The generic kind: partitions made by the caller from any bellpepper circuits.
+pub struct CircuitProofs {
+    kind: String,
+    partitions: Vec<Partition>,
+}
+
+impl CircuitProofs {
+    /// `kind` names it in status and metrics.
+    pub fn new(kind: impl Into<String>, partitions: Vec<Partition>) -> CircuitProofs {
+        CircuitProofs {
+            kind: kind.into(),
+            partitions,
+        }
+    }
+}
+
+impl ProofWork for CircuitProofs {
+    fn kind(&self) -> &str {
+        &self.kind
+    }
+
+    fn into_partitions(self: Box<Self>) -> Result<Vec<Partition>, String> {
+        if self.partitions.is_empty() {
+            return Err("a job needs at least one partition".into());
+        }
+        Ok(self.partitions)
+    }
+}

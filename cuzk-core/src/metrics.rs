@@ -1,0 +1,275 @@
+//! Counters and histograms, rendered as Prometheus text.
+//!
+//! Names follow the wire protocol's list (`cuzk_proofs_completed_total`, ...). Gauges that
+//! describe the engine's present state (queue depth, running jobs, workers) are passed in at
+//! render time rather than mirrored here, so they cannot go stale.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// Upper bounds of the duration buckets, in seconds (proofs run from milliseconds for small
+/// circuits to minutes for a PoRep on the CPU).
+const BUCKETS: [f64; 14] = [
+    0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 900.0,
+];
+
+#[derive(Clone, Debug, Default)]
+struct Histogram {
+    counts: [u64; BUCKETS.len()],
+    count: u64,
+    sum: f64,
+}
+
+impl Histogram {
+    fn observe(&mut self, d: Duration) {
+        let s = d.as_secs_f64();
+        for (bound, count) in BUCKETS.iter().zip(&mut self.counts) {
+            if s <= *bound {
+                *count += 1;
+            }
+        }
+        self.count += 1;
+        self.sum += s;
+    }
+
+    fn render(&self, out: &mut String, name: &str, labels: &str) {
+        for (bound, count) in BUCKETS.iter().zip(&self.counts) {
+            let _ = writeln!(out, "{name}_bucket{{{labels},le=\"{bound}\"}} {count}");
+        }
+        let _ = writeln!(out, "{name}_bucket{{{labels},le=\"+Inf\"}} {}", self.count);
+        let _ = writeln!(out, "{name}_sum{{{labels}}} {}", self.sum);
+        let _ = writeln!(out, "{name}_count{{{labels}}} {}", self.count);
+    }
+}
+
+#[derive(Default)]
+struct Values {
+    completed: BTreeMap<String, u64>,
+    failed: BTreeMap<String, u64>,
+    cancelled: BTreeMap<String, u64>,
+    self_check_failures: u64,
+    durations: BTreeMap<String, Histogram>,
+    phases: BTreeMap<&'static str, Histogram>,
+}
+
+/// The engine's state at render time.
+#[derive(Clone, Debug, Default)]
+pub struct Gauges {
+    pub queue_depth: usize,
+    pub running_jobs: usize,
+    pub gpu_workers: usize,
+    /// Per GPU ordinal: the fraction of wall time its compute lock was held.
+    pub gpu_busy: Vec<(u32, f64)>,
+    pub memory_reserved_bytes: u64,
+    pub memory_budget_bytes: u64,
+}
+
+/// See the module doc.
+pub struct Metrics {
+    started: Instant,
+    values: Mutex<Values>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics {
+            started: Instant::now(),
+            values: Mutex::default(),
+        }
+    }
+}
+
+impl Metrics {
+    fn values(&self) -> MutexGuard<'_, Values> {
+        self.values.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn uptime(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// A job of `kind` completed after `total`.
+    pub fn completed(&self, kind: &str, total: Duration) {
+        let mut v = self.values();
+        *v.completed.entry(kind.to_string()).or_default() += 1;
+        v.durations
+            .entry(kind.to_string())
+            .or_default()
+            .observe(total);
+    }
+
+    pub fn failed(&self, kind: &str) {
+        *self.values().failed.entry(kind.to_string()).or_default() += 1;
+    }
+
+    pub fn cancelled(&self, kind: &str) {
+        *self.values().cancelled.entry(kind.to_string()).or_default() += 1;
+    }
+
+    /// A proof that did not verify before it was returned.
+    pub fn self_check_failed(&self) {
+        self.values().self_check_failures += 1;
+    }
+
+    /// One partition spent `d` in `phase`.
+    pub fn phase(&self, phase: &'static str, d: Duration) {
+        self.values().phases.entry(phase).or_default().observe(d);
+    }
+
+    pub fn total_completed(&self) -> u64 {
+        self.values().completed.values().sum()
+    }
+
+    pub fn total_failed(&self) -> u64 {
+        self.values().failed.values().sum()
+    }
+
+    pub fn self_check_failures(&self) -> u64 {
+        self.values().self_check_failures
+    }
+
+    /// The Prometheus text exposition.
+    pub fn render(&self, g: &Gauges) -> String {
+        let v = self.values();
+        let mut out = String::new();
+        let counter = |out: &mut String, name: &str, help: &str, map: &BTreeMap<String, u64>| {
+            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");
+            for (kind, n) in map {
+                let _ = writeln!(out, "{name}{{kind=\"{}\"}} {n}", escape(kind));
+            }
+        };
+        counter(
+            &mut out,
+            "cuzk_proofs_completed_total",
+            "Jobs completed, per proof kind.",
+            &v.completed,
+        );
+        counter(
+            &mut out,
+            "cuzk_proofs_failed_total",
+            "Jobs failed, per proof kind.",
+            &v.failed,
+        );
+        counter(
+            &mut out,
+            "cuzk_proofs_cancelled_total",
+            "Jobs cancelled, per proof kind.",
+            &v.cancelled,
+        );
+        let gauge = |out: &mut String, name: &str, help: &str, value: String| {
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {value}"
+            );
+        };
+        let _ = writeln!(
+            out,
+            "# HELP cuzk_self_check_failures_total Proofs that failed verification before being returned.\n# TYPE cuzk_self_check_failures_total counter\ncuzk_self_check_failures_total {}",
+            v.self_check_failures
+        );
+        gauge(
+            &mut out,
+            "cuzk_queue_depth",
+            "Jobs waiting for synthesis.",
+            g.queue_depth.to_string(),
+        );
+        gauge(
+            &mut out,
+            "cuzk_running_jobs",
+            "Jobs with partitions in progress.",
+            g.running_jobs.to_string(),
+        );
+        gauge(
+            &mut out,
+            "cuzk_gpu_workers",
+            "GPU workers running.",
+            g.gpu_workers.to_string(),
+        );
+        gauge(
+            &mut out,
+            "cuzk_uptime_seconds",
+            "Seconds since the engine started.",
+            self.uptime().as_secs().to_string(),
+        );
+        gauge(
+            &mut out,
+            "cuzk_memory_reserved_bytes",
+            "Host memory reserved by partitions in flight.",
+            g.memory_reserved_bytes.to_string(),
+        );
+        gauge(
+            &mut out,
+            "cuzk_memory_budget_bytes",
+            "Host memory budget for partitions in flight.",
+            g.memory_budget_bytes.to_string(),
+        );
+        let _ = writeln!(out, "# HELP cuzk_gpu_busy_fraction Fraction of wall time a GPU's compute lock was held.\n# TYPE cuzk_gpu_busy_fraction gauge");
+        for (device, busy) in &g.gpu_busy {
+            let _ = writeln!(out, "cuzk_gpu_busy_fraction{{device=\"{device}\"}} {busy}");
+        }
+        let _ = writeln!(out, "# HELP cuzk_proof_duration_seconds Submission to end of completed jobs, per proof kind.\n# TYPE cuzk_proof_duration_seconds histogram");
+        for (kind, h) in &v.durations {
+            h.render(
+                &mut out,
+                "cuzk_proof_duration_seconds",
+                &format!("kind=\"{}\"", escape(kind)),
+            );
+        }
+        let _ = writeln!(out, "# HELP cuzk_phase_duration_seconds Time per partition in each phase.\n# TYPE cuzk_phase_duration_seconds histogram");
+        for (phase, h) in &v.phases {
+            h.render(
+                &mut out,
+                "cuzk_phase_duration_seconds",
+                &format!("phase=\"{phase}\""),
+            );
+        }
+        out
+    }
+}
+
+/// A label value with `\`, `"` and newlines escaped, as the text format requires.
+fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_counters_gauges_and_histograms() {
+        let m = Metrics::default();
+        m.completed("porep", Duration::from_millis(300));
+        m.completed("porep", Duration::from_secs(20));
+        m.failed("wpost\"x");
+        m.phase("synthesis", Duration::from_millis(70));
+        let text = m.render(&Gauges {
+            queue_depth: 3,
+            gpu_busy: vec![(0, 0.5)],
+            ..Gauges::default()
+        });
+        for line in [
+            "cuzk_proofs_completed_total{kind=\"porep\"} 2",
+            "cuzk_proofs_failed_total{kind=\"wpost\\\"x\"} 1",
+            "cuzk_queue_depth 3",
+            "cuzk_running_jobs 0",
+            "cuzk_gpu_workers 0",
+            "cuzk_gpu_busy_fraction{device=\"0\"} 0.5",
+            "cuzk_proof_duration_seconds_bucket{kind=\"porep\",le=\"0.5\"} 1",
+            "cuzk_proof_duration_seconds_bucket{kind=\"porep\",le=\"30\"} 2",
+            "cuzk_proof_duration_seconds_count{kind=\"porep\"} 2",
+            "cuzk_phase_duration_seconds_bucket{phase=\"synthesis\",le=\"0.1\"} 1",
+        ] {
+            assert!(
+                text.lines().any(|l| l == line),
+                "missing `{line}` in:\n{text}"
+            );
+        }
+        assert!(text.contains("cuzk_uptime_seconds "));
+        assert_eq!((m.total_completed(), m.total_failed()), (2, 1));
+    }
+}

@@ -1,0 +1,242 @@
+//! The engine's threads: synthesis workers and provers, and what happens to a finished proof.
+//!
+//! ```text
+//!  PartitionQueue --pop--> synthesis thread --(bounded channel)--> prover --> self-check --> job
+//!     (priority)           SRS, RAM reservation,                    CPU         retry once
+//!                          synthesize                                           on failure
+//! ```
+//!
+//! The channel between synthesis and provers holds at most one partition per prover, so
+//! synthesized partitions never pile up beyond what the RAM budget admitted and the provers
+//! can take at once. Every stage checks whether the partition's job has ended (cancelled, or
+//! failed elsewhere) before spending work on it.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+use std::time::Instant;
+
+use bellperson_lite::prover::{batch_randomness, prove_from_assignments_with_timings};
+use bellperson_lite::synthesis::ProvingAssignment;
+use bellperson_lite::verifier::verify_proof;
+use bellperson_lite::{Proof, Scalar};
+use crossbeam_channel::{Receiver, Sender};
+
+use crate::budget::Reservation;
+use crate::engine::Shared;
+use crate::job::{Job, JobResult, JobState};
+use crate::kind::assignment_bytes;
+use crate::scheduler::QueuedPartition;
+use crate::srs::LoadedSrs;
+
+/// A partition between synthesis and a prover.
+pub(crate) struct SynthesizedPartition {
+    pub item: QueuedPartition,
+    pub srs: Arc<LoadedSrs>,
+    pub assignment: ProvingAssignment,
+    pub r: Scalar,
+    pub s: Scalar,
+    /// Held until the prover no longer needs the assignment.
+    pub reservation: Reservation,
+}
+
+/// A synthesis thread: takes partitions by priority until the queue closes.
+pub(crate) fn synthesis_loop(shared: Arc<Shared>, provers: Sender<SynthesizedPartition>) {
+    while let Some(item) = shared.queue.pop() {
+        let job = Arc::clone(&item.job);
+        job.mark_running();
+        match synthesize_partition(&shared, item) {
+            Ok(Some(ready)) => {
+                if provers.send(ready).is_err() {
+                    return; // the provers are gone: shutting down
+                }
+            }
+            Ok(None) => {}
+            Err(message) => shared.fail(&job, message),
+        }
+    }
+}
+
+/// `Ok(None)`: nothing to do (the job ended meanwhile, or shutdown).
+fn synthesize_partition(
+    shared: &Shared,
+    item: QueuedPartition,
+) -> Result<Option<SynthesizedPartition>, String> {
+    let job = &item.job;
+    let (srs, load_time) = shared.srs.get(&job.circuit_id).map_err(|e| e.to_string())?;
+    job.add_timings(|t| t.srs_load += load_time);
+
+    let partition = &job.partitions[item.index];
+    let estimate = partition
+        .working_set_hint
+        .or_else(|| shared.seen_working_set(&job.circuit_id))
+        .unwrap_or(u64::MAX); // unknown: run alone until the first one is measured
+    let Some(mut reservation) = shared.budget.reserve(estimate) else {
+        return Ok(None);
+    };
+    if job.is_final() {
+        return Ok(None);
+    }
+
+    let started = Instant::now();
+    let assignment = match catch_unwind(AssertUnwindSafe(|| partition.synthesize())) {
+        Ok(Ok(a)) => a,
+        Ok(Err(e)) => return Err(format!("partition {}: synthesis failed: {e}", item.index)),
+        Err(panic) => {
+            return Err(format!(
+                "partition {}: synthesis panicked: {}",
+                item.index,
+                panic_message(&panic)
+            ))
+        }
+    };
+    let took = started.elapsed();
+    job.add_timings(|t| t.synthesis += took);
+    shared.metrics.phase("synthesis", took);
+
+    let bytes = assignment_bytes(&assignment);
+    shared.learn_working_set(&job.circuit_id, bytes);
+    reservation.shrink_to(bytes);
+
+    let (r, s) = batch_randomness(1, &mut rand::rngs::OsRng);
+    Ok(Some(SynthesizedPartition {
+        item,
+        srs,
+        assignment,
+        r: r[0],
+        s: s[0],
+        reservation,
+    }))
+}
+
+/// A CPU prover: proves synthesized partitions until the channel closes.
+pub(crate) fn cpu_prover_loop(shared: Arc<Shared>, partitions: Receiver<SynthesizedPartition>) {
+    for ready in partitions {
+        let SynthesizedPartition {
+            item,
+            srs,
+            assignment,
+            r,
+            s,
+            reservation,
+        } = ready;
+        if item.job.is_final() {
+            continue;
+        }
+        let started = Instant::now();
+        let proved = catch_unwind(AssertUnwindSafe(|| {
+            prove_from_assignments_with_timings(vec![assignment], srs.params.as_ref(), &[r], &[s])
+        }));
+        drop(reservation); // the assignment was consumed by the prover
+        let took = started.elapsed();
+        item.job.add_timings(|t| t.prove += took);
+        shared.metrics.phase("prove", took);
+        let proof = match proved {
+            Ok(Ok((mut proofs, _))) if proofs.len() == 1 => proofs.remove(0),
+            Ok(Ok(_)) => {
+                shared.fail(
+                    &item.job,
+                    format!("partition {}: the prover returned no proof", item.index),
+                );
+                continue;
+            }
+            Ok(Err(e)) => {
+                shared.fail(
+                    &item.job,
+                    format!("partition {}: proving failed: {e}", item.index),
+                );
+                continue;
+            }
+            Err(panic) => {
+                let message = format!(
+                    "partition {}: the prover panicked: {}",
+                    item.index,
+                    panic_message(&panic)
+                );
+                shared.fail(&item.job, message);
+                continue;
+            }
+        };
+        finish_partition(&shared, item, &srs, proof);
+    }
+}
+
+/// The self-check, then the proof into its job's slot; a proof that does not verify is
+/// proved again once (its partition goes back to the queue in its original place).
+pub(crate) fn finish_partition(
+    shared: &Shared,
+    item: QueuedPartition,
+    srs: &LoadedSrs,
+    proof: Proof,
+) {
+    let job = Arc::clone(&item.job);
+    if shared.config.engine.self_check {
+        let started = Instant::now();
+        let public_inputs = &job.partitions[item.index].public_inputs;
+        let verified = verify_proof(&srs.pvk, &proof, public_inputs);
+        let took = started.elapsed();
+        job.add_timings(|t| t.verify += took);
+        shared.metrics.phase("verify", took);
+        match verified {
+            Ok(true) => {}
+            Ok(false) => {
+                shared.metrics.self_check_failed();
+                if item.attempt == 0 {
+                    log::warn!(
+                        "job {} partition {}: the proof failed its self-check; proving it again",
+                        job.id,
+                        item.index
+                    );
+                    shared.queue.push_retry(item);
+                } else {
+                    shared.fail(
+                        &job,
+                        format!(
+                            "partition {}: the proof failed its self-check twice (a wrong witness for these public inputs, or a faulty prover)",
+                            item.index
+                        ),
+                    );
+                }
+                return;
+            }
+            Err(e) => {
+                shared.fail(
+                    &job,
+                    format!("partition {}: the self-check cannot run: {e}", item.index),
+                );
+                return;
+            }
+        }
+    }
+    if let Some(result) = job.deliver(item.index, proof) {
+        shared.ended(&job, &result);
+    }
+}
+
+impl Shared {
+    /// Fails `job` (unless it has already ended) and records it.
+    pub(crate) fn fail(&self, job: &Job, message: String) {
+        log::warn!("job {} failed: {message}", job.id);
+        if let Some(result) = job.abort(JobState::Failed, message) {
+            self.ended(job, &result);
+        }
+    }
+
+    /// Book-keeping for a job that has just ended.
+    pub(crate) fn ended(&self, job: &Job, result: &JobResult) {
+        match result.state {
+            JobState::Completed => self.metrics.completed(&job.kind, result.timings.total),
+            JobState::Failed => self.metrics.failed(&job.kind),
+            JobState::Cancelled => self.metrics.cancelled(&job.kind),
+            JobState::Queued | JobState::Running => {}
+        }
+        self.jobs.record_end(&job.id, job.request_id.clone());
+    }
+}
+
+fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".into())
+}
