@@ -81,6 +81,45 @@ pub struct GpuPending<P: ProvingKey + Send + Sync + 'static> {
     num_constraints: Vec<usize>,
 }
 
+/// Where [`prove_from_assignments_on`] proves a batch.
+#[derive(Clone, Copy, Debug)]
+pub enum Backend<'a> {
+    /// The CPU prover (the reference).
+    Cpu,
+    /// The GPU holding `device_params`, under `locks` (`None`: the process-wide locks of
+    /// that device).
+    Gpu {
+        device_params: &'a DeviceParams,
+        locks: Option<&'a GpuLocks>,
+    },
+}
+
+/// `prove_from_assignments` on the chosen backend: the CPU prover, or the GPU one given the
+/// device's parameters and locks. Same proofs either way.
+pub fn prove_from_assignments_on<P>(
+    backend: Backend<'_>,
+    assignments: Vec<ProvingAssignment>,
+    params: &Arc<P>,
+    r_s: &[Scalar],
+    s_s: &[Scalar],
+) -> Result<(Vec<Proof>, PhaseTimings), ProverError>
+where
+    P: ProvingKey + Send + Sync + 'static,
+{
+    match backend {
+        Backend::Cpu => crate::prover::prove_from_assignments_with_timings(
+            assignments,
+            params.as_ref(),
+            r_s,
+            s_s,
+        ),
+        Backend::Gpu {
+            device_params,
+            locks,
+        } => prove_from_assignments_gpu(assignments, params, device_params, locks, r_s, s_s),
+    }
+}
+
 /// Proves `assignments` on the GPU: [`prove_start`] then [`GpuPending::finish`].
 pub fn prove_from_assignments_gpu<P>(
     assignments: Vec<ProvingAssignment>,

@@ -17,11 +17,14 @@ use rand::RngCore;
 use crate::budget::MemoryBudget;
 use crate::config::Config;
 use crate::error::EngineError;
+#[cfg(feature = "cuda")]
+use crate::gpu_workers::GpuDevice;
 use crate::job::{Job, JobId, JobResult, JobState, JobTable, ProofRequest};
 use crate::metrics::{Gauges, Metrics};
 use crate::scheduler::{PartitionQueue, PushError};
 use crate::srs::{SrsManager, SrsStatus};
-use crate::workers::{cpu_prover_loop, synthesis_loop};
+use crate::workers::{cpu_prover_loop, synthesis_loop, SynthesizedPartition};
+use crossbeam_channel::Receiver;
 
 /// What the threads share.
 pub(crate) struct Shared {
@@ -86,10 +89,115 @@ pub struct EngineStatus {
     pub total_failed: u64,
     pub self_check_failures: u64,
     pub synthesis_threads: usize,
+    /// CPU provers running (0 when GPUs are used).
     pub cpu_provers: usize,
+    /// GPU workers running, over all devices.
+    pub gpu_workers: usize,
+    pub gpus: Vec<GpuStatus>,
     pub memory_reserved_bytes: u64,
     pub memory_peak_bytes: u64,
     pub memory_budget_bytes: u64,
+}
+
+/// One GPU in use.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuStatus {
+    pub ordinal: u32,
+    pub name: String,
+    pub vram_total_bytes: u64,
+    pub vram_free_bytes: u64,
+    /// Fraction of the engine's uptime its compute lock was held.
+    pub busy_fraction: f64,
+}
+
+/// The provers the engine runs: GPU workers when a GPU is used, else CPU provers.
+enum Provers {
+    Cpu(usize),
+    #[cfg(feature = "cuda")]
+    Gpu {
+        devices: Vec<Arc<GpuDevice>>,
+        workers_per_device: usize,
+    },
+}
+
+impl Provers {
+    fn choose(config: &Config) -> Result<Provers, EngineError> {
+        #[cfg(feature = "cuda")]
+        {
+            let devices = crate::gpu_workers::open_devices(config)?;
+            if !devices.is_empty() {
+                return Ok(Provers::Gpu {
+                    devices,
+                    workers_per_device: config.gpus.gpu_workers_per_device,
+                });
+            }
+            if !config.gpus.cpu_only {
+                tracing::warn!("no GPU found: proving on the CPU");
+            }
+        }
+        Ok(Provers::Cpu(config.engine.cpu_provers))
+    }
+
+    fn cpu_provers(&self) -> usize {
+        match self {
+            Provers::Cpu(n) => *n,
+            #[cfg(feature = "cuda")]
+            Provers::Gpu { .. } => 0,
+        }
+    }
+
+    fn gpu_workers(&self) -> usize {
+        match self {
+            Provers::Cpu(_) => 0,
+            #[cfg(feature = "cuda")]
+            Provers::Gpu {
+                devices,
+                workers_per_device,
+            } => devices.len() * workers_per_device,
+        }
+    }
+
+    fn gpu_status(&self, uptime: Duration) -> Vec<GpuStatus> {
+        match self {
+            Provers::Cpu(_) => {
+                let _ = uptime;
+                Vec::new()
+            }
+            #[cfg(feature = "cuda")]
+            Provers::Gpu { devices, .. } => devices
+                .iter()
+                .map(|d| {
+                    let now = supraseal_c2::device::device_info(d.info.ordinal).ok();
+                    GpuStatus {
+                        ordinal: d.info.ordinal as u32,
+                        name: d.info.name.clone(),
+                        vram_total_bytes: d.info.total_bytes as u64,
+                        vram_free_bytes: now.map_or(0, |i| i.free_bytes as u64),
+                        busy_fraction: d.busy_fraction(uptime.as_nanos() as u64),
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    fn gpu_busy_ns(&self) -> Vec<u64> {
+        match self {
+            Provers::Cpu(_) => Vec::new(),
+            #[cfg(feature = "cuda")]
+            Provers::Gpu { devices, .. } => devices.iter().map(|d| d.busy_ns()).collect(),
+        }
+    }
+
+    /// Drops the device copies of a parameter set.
+    fn evict(&self, circuit_id: &str) {
+        match self {
+            Provers::Cpu(_) => {
+                let _ = circuit_id;
+            }
+            #[cfg(feature = "cuda")]
+            Provers::Gpu { devices, .. } => devices.iter().for_each(|d| d.evict(circuit_id)),
+        }
+    }
 }
 
 /// How [`Engine::shutdown`] went.
@@ -108,7 +216,7 @@ pub struct Engine {
     shared: Arc<Shared>,
     threads: Mutex<Vec<JoinHandle<()>>>,
     synthesis_threads: usize,
-    cpu_provers: usize,
+    provers: Provers,
 }
 
 impl Engine {
@@ -125,7 +233,7 @@ impl Engine {
             srs.preload(id)?;
         }
         let synthesis_threads = config.synthesis_threads();
-        let cpu_provers = config.engine.cpu_provers;
+        let provers = Provers::choose(&config)?;
         let shared = Arc::new(Shared {
             budget: MemoryBudget::new(config.memory_budget()),
             config,
@@ -143,10 +251,11 @@ impl Engine {
             shared: Arc::clone(&shared),
             threads: Mutex::default(),
             synthesis_threads,
-            cpu_provers,
+            provers,
         };
         // At most one synthesized partition waits per prover.
-        let (tx, rx) = crossbeam_channel::bounded(cpu_provers);
+        let prover_count = engine.provers.cpu_provers() + engine.provers.gpu_workers();
+        let (tx, rx) = crossbeam_channel::bounded(prover_count);
         for i in 0..synthesis_threads {
             let (shared, tx) = (Arc::clone(&shared), tx.clone());
             engine.spawn(format!("cuzk-synth-{i}"), "synthesis", move || {
@@ -154,13 +263,48 @@ impl Engine {
             })?;
         }
         drop(tx);
-        for i in 0..cpu_provers {
-            let (shared, rx) = (Arc::clone(&shared), rx.clone());
-            engine.spawn(format!("cuzk-cpu-prover-{i}"), "prover", move || {
-                cpu_prover_loop(shared, rx)
-            })?;
-        }
+        engine.spawn_provers(rx)?;
         Ok(engine)
+    }
+
+    fn spawn_provers(&self, rx: Receiver<SynthesizedPartition>) -> Result<(), EngineError> {
+        match &self.provers {
+            Provers::Cpu(n) => {
+                for i in 0..*n {
+                    let (shared, rx) = (Arc::clone(&self.shared), rx.clone());
+                    self.spawn(format!("cuzk-cpu-prover-{i}"), "prover", move || {
+                        cpu_prover_loop(shared, rx)
+                    })?;
+                }
+            }
+            #[cfg(feature = "cuda")]
+            Provers::Gpu {
+                devices,
+                workers_per_device,
+            } => {
+                use crate::gpu_workers::{finalizer_loop, gpu_worker_loop};
+                let finalizers = self.shared.config.engine.finalizer_threads;
+                let (done_tx, done_rx) = crossbeam_channel::bounded(finalizers);
+                for device in devices {
+                    for w in 0..*workers_per_device {
+                        let (shared, rx, done_tx) =
+                            (Arc::clone(&self.shared), rx.clone(), done_tx.clone());
+                        let device = Arc::clone(device);
+                        let name = format!("cuzk-gpu{}-worker-{w}", device.info.ordinal);
+                        self.spawn(name, "GPU worker", move || {
+                            gpu_worker_loop(shared, device, rx, done_tx)
+                        })?;
+                    }
+                }
+                for i in 0..finalizers {
+                    let (shared, done_rx) = (Arc::clone(&self.shared), done_rx.clone());
+                    self.spawn(format!("cuzk-finalizer-{i}"), "finalizer", move || {
+                        finalizer_loop(shared, done_rx)
+                    })?;
+                }
+            }
+        }
+        Ok(())
     }
 
     fn spawn(
@@ -316,6 +460,7 @@ impl Engine {
 
     /// Drops a parameter set from memory: whether it was loaded, and its bytes.
     pub fn evict_srs(&self, circuit_id: &str) -> (bool, u64) {
+        self.provers.evict(circuit_id);
         self.shared.srs.evict(circuit_id)
     }
 
@@ -344,11 +489,19 @@ impl Engine {
             total_failed: s.metrics.total_failed(),
             self_check_failures: s.metrics.self_check_failures(),
             synthesis_threads: self.synthesis_threads,
-            cpu_provers: self.cpu_provers,
+            cpu_provers: self.provers.cpu_provers(),
+            gpu_workers: self.provers.gpu_workers(),
+            gpus: self.provers.gpu_status(s.metrics.uptime()),
             memory_reserved_bytes: s.budget.used(),
             memory_peak_bytes: s.budget.peak(),
             memory_budget_bytes: s.budget.total(),
         }
+    }
+
+    /// Per GPU in use, the nanoseconds its compute lock has been held since the engine
+    /// started (empty on the CPU backend).
+    pub fn gpu_busy_ns(&self) -> Vec<u64> {
+        self.provers.gpu_busy_ns()
     }
 
     /// The Prometheus text exposition.
@@ -361,8 +514,13 @@ impl Engine {
                 .iter()
                 .filter(|j| j.state() == JobState::Running)
                 .count(),
-            gpu_workers: 0,
-            gpu_busy: Vec::new(),
+            gpu_workers: self.provers.gpu_workers(),
+            gpu_busy: self
+                .provers
+                .gpu_status(s.metrics.uptime())
+                .iter()
+                .map(|g| (g.ordinal, g.busy_fraction))
+                .collect(),
             memory_reserved_bytes: s.budget.used(),
             memory_budget_bytes: s.budget.total(),
         })

@@ -8,12 +8,14 @@
 //!
 //! - [`config`]: the TOML configuration, its defaults (`cuzk.example.toml`) and validation.
 //! - [`engine`]: [`Engine`]: intake, job table, status, shutdown; spawns the threads.
-//! - `workers`: the synthesis threads, the provers, the self-check and retry.
+//! - `workers`: the synthesis threads, the CPU provers, the self-check and retry.
+//! - `gpu_workers` (feature `cuda`): the GPUs in use, their workers and the finalizers.
 //! - [`job`]: requests, job ids and priorities, job state and results.
 //! - [`kind`]: proof kinds ([`kind::ProofWork`]) and partitions; the generic bellpepper kind.
 //! - `scheduler`: the priority queue of partitions.
 //! - `budget`: the host-memory budget (blocking reservations).
 //! - [`srs`]: the parameter sets by circuit id: loading, sharing, LRU eviction, tiers.
+//! - [`sweep`]: a load generator for benchmarks (jobs kept in flight, steady-state figures).
 //! - [`metrics`]: counters and histograms in the Prometheus text format.
 //! - [`pipeline`]: the stages of one proof: synthesis, then the GPU prover's start and finish
 //!   halves (feature `cuda`) or the CPU prover.
@@ -25,17 +27,20 @@ mod budget;
 pub mod config;
 pub mod engine;
 pub mod error;
+#[cfg(feature = "cuda")]
+mod gpu_workers;
 pub mod job;
 pub mod kind;
 pub mod metrics;
 pub mod pipeline;
 mod scheduler;
 pub mod srs;
+pub mod sweep;
 mod workers;
 
 pub use bellperson_lite;
 pub use config::Config;
-pub use engine::{Engine, EngineStatus, QueueStatus, ShutdownReport, Submitted};
+pub use engine::{Engine, EngineStatus, GpuStatus, QueueStatus, ShutdownReport, Submitted};
 pub use error::EngineError;
 pub use job::{JobId, JobResult, JobState, JobTimings, Priority, ProofRequest};
 pub use kind::{CircuitProofs, Partition, ProofWork};

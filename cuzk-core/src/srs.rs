@@ -200,7 +200,7 @@ impl SrsManager {
                     slots.remove(&id);
                 }
                 None => {
-                    log::warn!(
+                    tracing::warn!(
                         "parameters: loading {incoming} bytes goes over the budget of {} bytes ({loaded} loaded, all in use)",
                         self.budget
                     );

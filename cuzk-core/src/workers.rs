@@ -43,6 +43,7 @@ pub(crate) struct SynthesizedPartition {
 pub(crate) fn synthesis_loop(shared: Arc<Shared>, provers: Sender<SynthesizedPartition>) {
     while let Some(item) = shared.queue.pop() {
         let job = Arc::clone(&item.job);
+        let _span = partition_span(&item).entered();
         job.mark_running();
         match synthesize_partition(&shared, item) {
             Ok(Some(ready)) => {
@@ -122,6 +123,7 @@ pub(crate) fn cpu_prover_loop(shared: Arc<Shared>, partitions: Receiver<Synthesi
         if item.job.is_final() {
             continue;
         }
+        let _span = partition_span(&item).entered();
         let started = Instant::now();
         let proved = catch_unwind(AssertUnwindSafe(|| {
             prove_from_assignments_with_timings(vec![assignment], srs.params.as_ref(), &[r], &[s])
@@ -180,22 +182,11 @@ pub(crate) fn finish_partition(
             Ok(true) => {}
             Ok(false) => {
                 shared.metrics.self_check_failed();
-                if item.attempt == 0 {
-                    log::warn!(
-                        "job {} partition {}: the proof failed its self-check; proving it again",
-                        job.id,
-                        item.index
-                    );
-                    shared.queue.push_retry(item);
-                } else {
-                    shared.fail(
-                        &job,
-                        format!(
-                            "partition {}: the proof failed its self-check twice (a wrong witness for these public inputs, or a faulty prover)",
-                            item.index
-                        ),
-                    );
-                }
+                let message = format!(
+                    "partition {}: the proof failed its self-check twice (a wrong witness for these public inputs, or a faulty prover)",
+                    item.index
+                );
+                shared.retry_or_fail(item, "the proof failed its self-check", message);
                 return;
             }
             Err(e) => {
@@ -215,14 +206,47 @@ pub(crate) fn finish_partition(
 impl Shared {
     /// Fails `job` (unless it has already ended) and records it.
     pub(crate) fn fail(&self, job: &Job, message: String) {
-        log::warn!("job {} failed: {message}", job.id);
+        tracing::warn!("job {} failed: {message}", job.id);
         if let Some(result) = job.abort(JobState::Failed, message) {
             self.ended(job, &result);
         }
     }
 
-    /// Book-keeping for a job that has just ended.
+    /// Proves a partition again after a fault that may not repeat (a proof that failed its
+    /// self-check, a GPU error); the second time, fails its job with `final_message`.
+    pub(crate) fn retry_or_fail(&self, item: QueuedPartition, what: &str, final_message: String) {
+        if item.attempt == 0 {
+            tracing::warn!(
+                "job {} partition {}: {what}; proving it again",
+                item.job.id,
+                item.index
+            );
+            self.queue.push_retry(item);
+        } else {
+            self.fail(&item.job, final_message);
+        }
+    }
+
+    /// Book-keeping for a job that has just ended, and its log line.
     pub(crate) fn ended(&self, job: &Job, result: &JobResult) {
+        let ms = |d: std::time::Duration| d.as_millis() as u64;
+        let t = &result.timings;
+        tracing::info!(
+            job = %job.id,
+            kind = %job.kind,
+            circuit = %job.circuit_id,
+            partitions = job.partitions.len(),
+            state = ?result.state,
+            queue_wait_ms = ms(t.queue_wait),
+            srs_load_ms = ms(t.srs_load),
+            synthesis_ms = ms(t.synthesis),
+            prove_ms = ms(t.prove),
+            finalize_ms = ms(t.finalize),
+            verify_ms = ms(t.verify),
+            total_ms = ms(t.total),
+            error = result.error.as_deref().unwrap_or(""),
+            "job ended"
+        );
         match result.state {
             JobState::Completed => self.metrics.completed(&job.kind, result.timings.total),
             JobState::Failed => self.metrics.failed(&job.kind),
@@ -233,7 +257,17 @@ impl Shared {
     }
 }
 
-fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+/// The span of one partition's work (job, partition index, attempt).
+pub(crate) fn partition_span(item: &QueuedPartition) -> tracing::Span {
+    tracing::info_span!(
+        "partition",
+        job = %item.job.id,
+        index = item.index,
+        attempt = item.attempt
+    )
+}
+
+pub(crate) fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
     panic
         .downcast_ref::<&str>()
         .map(|s| s.to_string())

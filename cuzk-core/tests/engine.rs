@@ -427,3 +427,30 @@ async fn shutdown_drains_or_cancels_within_the_deadline() {
     }
     gate.open();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_to_four_provers_under_load_all_finish() {
+    for provers in 1..=4 {
+        let (engine, _) = engine(config(2, provers));
+        let ids: Vec<_> = (0..12)
+            .map(|i| {
+                let log = if i % 3 == 0 { 8 } else { 6 };
+                engine
+                    .submit(mix_request(log, 1 + i % 2, Priority::Normal))
+                    .unwrap()
+                    .job_id
+            })
+            .collect();
+        for id in &ids {
+            let r = engine
+                .await_result(id, Some(Duration::from_secs(300)))
+                .await
+                .unwrap()
+                .expect("a job did not end in time (deadlock?)");
+            assert_eq!(r.state, JobState::Completed, "{:?}", r.error);
+        }
+        assert_eq!(engine.status().cpu_provers, provers);
+        let report = engine.shutdown(Duration::from_secs(60)).await;
+        assert!(report.drained && report.threads_stopped, "{report:?}");
+    }
+}

@@ -12,7 +12,8 @@ use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
 use bellperson_lite::circuits::{MixCircuit, ShaCircuit};
 use bellperson_lite::generator::{generate_random_parameters, BenchmarkSrs, CircuitShape};
 use bellperson_lite::gpu::{
-    device_params, device_params_with, prove_from_assignments_gpu, prove_start,
+    device_params, device_params_with, prove_from_assignments_gpu, prove_from_assignments_on,
+    prove_start, Backend,
 };
 use bellperson_lite::prover::{batch_randomness, prove_from_assignments};
 use bellperson_lite::synthesis::{synthesize_circuit, ProvingAssignment};
@@ -96,11 +97,15 @@ fn compare<P: ProvingKey + Send + Sync + 'static>(
     rng: &mut ChaCha20Rng,
 ) -> Vec<bellperson_lite::Proof> {
     let (r, s) = randomness(rng, assignments.len());
-    let cpu =
-        prove_from_assignments(assignments.clone(), params.as_ref(), &r, &s).expect("CPU proof");
+    let (cpu, _) = prove_from_assignments_on(Backend::Cpu, assignments.clone(), params, &r, &s)
+        .expect("CPU proof");
     let dp = device_params(locks, Arc::clone(params)).expect("device parameters");
-    let (gpu, _) = prove_from_assignments_gpu(assignments, params, &dp, Some(locks), &r, &s)
-        .expect("GPU proof");
+    let gpu_backend = Backend::Gpu {
+        device_params: &dp,
+        locks: Some(locks),
+    };
+    let (gpu, _) =
+        prove_from_assignments_on(gpu_backend, assignments, params, &r, &s).expect("GPU proof");
     assert_eq!(cpu.len(), gpu.len());
     for (i, (c, g)) in cpu.iter().zip(&gpu).enumerate() {
         assert_eq!(

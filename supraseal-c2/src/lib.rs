@@ -4,6 +4,7 @@
 //!   feature, and [`ffi::check`], which turns a returned `cuzk_error_t` into a `Result`.
 //! - [`error`]: [`CudaError`], the typed form of the library's `{code, message}` errors.
 //! - [`split`]: the CPU half of the split MSMs (zeros, ones and the rest), plain Rust.
+//! - `device` (`cuda`): the visible GPUs, their names and memory.
 //! - `groth16` (`cuda`): the GPU part of the prover: [`GpuLocks`](groth16::GpuLocks) per GPU,
 //!   device-resident parameters, and the start/finish proving calls.
 //!
@@ -11,6 +12,8 @@
 //! `ffi`. Without the `cuda` feature nothing CUDA is linked and [`gpu_support_compiled`] is
 //! false.
 
+#[cfg(feature = "cuda")]
+pub mod device;
 pub mod error;
 pub mod ffi;
 #[cfg(feature = "cuda")]

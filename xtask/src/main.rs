@@ -2,12 +2,14 @@
 //!
 //! - `demo`: build a small circuit, generate its parameters, prove a few proofs on the CPU,
 //!   verify them and print per-phase timings.
-//! - `bench-phases`: the per-phase benchmark table (see `docs/benchmarks.md`).
+//! - `bench-phases`: the per-phase benchmark table (see `docs/benchmarks.md`); with
+//!   `--engine`, the engine's concurrency and prover-count sweep.
 //! - `bench-synthesis`: full synthesis against witness + products over recorded matrices.
 //! - `cuda-toolchain`: install the pinned CUDA compiler from PyPI, print the exports.
 //! - `gpu-bundle`: build the GPU tests and benchmarks into `gpu-bundle/` for the GPU machine.
 
 mod bench;
+mod bench_engine;
 mod bench_synthesis;
 mod cuda_toolchain;
 mod demo;
@@ -22,6 +24,9 @@ const USAGE: &str = "usage:
   cargo xtask demo [--log-size N] [--proofs K]
   cargo xtask bench-phases [--backend cpu] [--circuit sha|mix] [--sizes 16..20] [--runs R]
                            [--no-reference]
+  cargo xtask bench-phases --engine [--circuit sha|mix] [--size N] [--partitions P]
+                           [--concurrency 1,2,4,8,16] [--workers 1,2] [--jobs J]
+                           [--synthesis-threads T] [--json FILE]
   cargo xtask bench-synthesis [--circuit sha|mix] [--sizes 16..20] [--runs R]
   eval \"$(cargo xtask cuda-toolchain)\"   (installs nvcc into .cache/, prints NVCC/CUDA_HOME)
   cargo xtask gpu-bundle [--keep-debug]   (GPU tests and benchmarks into gpu-bundle/)";
@@ -35,6 +40,7 @@ fn main() -> Result<()> {
     let options = Options::parse(args.collect())?;
     match command.as_str() {
         "demo" => demo::run(&options),
+        "bench-phases" if options.flag("engine") => bench_engine::run(&options),
         "bench-phases" => bench::run(&options),
         "bench-synthesis" => bench_synthesis::run(&options),
         "cuda-toolchain" => cuda_toolchain::run(),
@@ -75,7 +81,7 @@ impl Options {
         Ok(Self { pairs })
     }
 
-    fn value(&self, name: &str) -> Option<&str> {
+    pub fn value(&self, name: &str) -> Option<&str> {
         self.pairs
             .iter()
             .rev()

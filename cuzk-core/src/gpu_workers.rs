@@ -1,0 +1,257 @@
+//! The GPU side of the engine (feature `cuda`): the devices in use, their workers and the
+//! finalizers.
+//!
+//! Each device has one [`GpuLocks`] (its memory lock, compute lock and VRAM budget) shared by
+//! `gpus.gpu_workers_per_device` worker threads. A worker takes a synthesized partition, runs
+//! the GPU half of the proof ([`gpu_prove_start`]: uploads under the memory lock, kernels
+//! under the compute lock), hands the pending proof to a finalizer and takes its next
+//! partition at once; a finalizer waits for B in G2, assembles the proof and self-checks it.
+//! Parameters are put on a device the first time a partition of their circuit reaches it, and
+//! kept there until the parameter set changes or is evicted.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use bellperson_lite::{Parameters, ProverError};
+use crossbeam_channel::{Receiver, Sender};
+use supraseal_c2::device::{device_count, device_info, DeviceInfo};
+use supraseal_c2::groth16::GpuLocks;
+
+use crate::budget::Reservation;
+use crate::config::Config;
+use crate::engine::Shared;
+use crate::error::EngineError;
+use crate::pipeline::{gpu_prove_finish, gpu_prove_start, GpuParams, Synthesized};
+use crate::scheduler::QueuedPartition;
+use crate::srs::LoadedSrs;
+use crate::workers::{finish_partition, panic_message, partition_span, SynthesizedPartition};
+use bellperson_lite::gpu::GpuPending;
+
+/// A circuit's parameters on one device, with the host set they were made from (a reloaded
+/// set is a new `Arc`, and its device copy is made again).
+type DeviceCopies = HashMap<String, (Arc<Parameters>, Arc<GpuParams<Parameters>>)>;
+
+/// One GPU in use.
+pub(crate) struct GpuDevice {
+    pub info: DeviceInfo,
+    pub locks: GpuLocks,
+    /// Parameter sets on this device, by circuit id.
+    params: Mutex<DeviceCopies>,
+    /// The compute lock's busy time when the engine started.
+    busy_at_start_ns: u64,
+}
+
+impl GpuDevice {
+    /// This device's copy of `srs`, made on first use.
+    fn params_for(&self, srs: &LoadedSrs) -> Result<Arc<GpuParams<Parameters>>, String> {
+        // Held while a copy is made, so that two workers do not upload the same set twice.
+        let mut cache = self.params.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((host, on_device)) = cache.get(&srs.circuit_id) {
+            if Arc::ptr_eq(host, &srs.params) {
+                return Ok(Arc::clone(on_device));
+            }
+        }
+        let on_device = GpuParams::new(Arc::clone(&srs.params), &self.locks)
+            .map(Arc::new)
+            .map_err(|e| {
+                format!(
+                    "parameters of `{}` on GPU {}: {e}",
+                    srs.circuit_id, self.info.ordinal
+                )
+            })?;
+        cache.insert(
+            srs.circuit_id.clone(),
+            (Arc::clone(&srs.params), Arc::clone(&on_device)),
+        );
+        Ok(on_device)
+    }
+
+    /// Drops this device's copy of a parameter set.
+    pub fn evict(&self, circuit_id: &str) {
+        self.params
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(circuit_id);
+    }
+
+    /// Nanoseconds the compute lock was held since the engine started.
+    pub fn busy_ns(&self) -> u64 {
+        self.locks
+            .info()
+            .map(|i| i.compute_busy_ns.saturating_sub(self.busy_at_start_ns))
+            .unwrap_or(0)
+    }
+
+    /// The fraction of `wall_ns` the compute lock was held since the engine started.
+    pub fn busy_fraction(&self, wall_ns: u64) -> f64 {
+        let busy = self.busy_ns();
+        if wall_ns == 0 {
+            0.0
+        } else {
+            (busy as f64 / wall_ns as f64).min(1.0)
+        }
+    }
+}
+
+/// The devices the configuration asks for: none with `gpus.cpu_only` or when the machine
+/// has no GPU; a listed device that does not exist is an error.
+pub(crate) fn open_devices(config: &Config) -> Result<Vec<Arc<GpuDevice>>, EngineError> {
+    if config.gpus.cpu_only {
+        return Ok(Vec::new());
+    }
+    let count = device_count().map_err(|e| EngineError::Gpu(e.to_string()))?;
+    let ordinals: Vec<i32> = if config.gpus.devices.is_empty() {
+        (0..count as i32).collect()
+    } else {
+        let mut ordinals = Vec::new();
+        for &d in &config.gpus.devices {
+            if d as usize >= count {
+                return Err(EngineError::Gpu(format!(
+                    "gpus.devices lists device {d}, but this machine has {count} GPU(s)"
+                )));
+            }
+            ordinals.push(d as i32);
+        }
+        ordinals
+    };
+    ordinals
+        .into_iter()
+        .map(|d| {
+            let gpu_error = |e: supraseal_c2::CudaError| EngineError::Gpu(format!("GPU {d}: {e}"));
+            let info = device_info(d).map_err(gpu_error)?;
+            let locks = GpuLocks::new(d, None).map_err(gpu_error)?;
+            let busy_at_start_ns = locks.info().map(|i| i.compute_busy_ns).unwrap_or(0);
+            Ok(Arc::new(GpuDevice {
+                info,
+                locks,
+                params: Mutex::default(),
+                busy_at_start_ns,
+            }))
+        })
+        .collect()
+}
+
+/// A proof whose GPU half is done, on its way to a finalizer.
+pub(crate) struct PendingPartition {
+    item: QueuedPartition,
+    srs: Arc<LoadedSrs>,
+    pending: GpuPending<Parameters>,
+    /// Released once B in G2 (which still reads the assignment) is done.
+    reservation: Reservation,
+}
+
+/// A GPU worker: the GPU half of each partition, then on to the finalizers.
+pub(crate) fn gpu_worker_loop(
+    shared: Arc<Shared>,
+    device: Arc<GpuDevice>,
+    partitions: Receiver<SynthesizedPartition>,
+    finalizers: Sender<PendingPartition>,
+) {
+    for ready in partitions {
+        let SynthesizedPartition {
+            item,
+            srs,
+            assignment,
+            r,
+            s,
+            reservation,
+        } = ready;
+        if item.job.is_final() {
+            continue;
+        }
+        let _span = partition_span(&item).entered();
+        let params = match device.params_for(&srs) {
+            Ok(p) => p,
+            Err(message) => {
+                shared.fail(&item.job, format!("partition {}: {message}", item.index));
+                continue;
+            }
+        };
+        let started = Instant::now();
+        let synth = Synthesized {
+            assignments: vec![assignment],
+            r_s: vec![r],
+            s_s: vec![s],
+        };
+        let started_proof = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            gpu_prove_start(synth, &params, &device.locks)
+        }));
+        let took = started.elapsed();
+        item.job.add_timings(|t| t.prove += took);
+        shared.metrics.phase("gpu", took);
+        let pending = match started_proof {
+            Ok(Ok(p)) => p,
+            Ok(Err(e)) => {
+                let message = format!("partition {}: GPU {}: {e}", item.index, device.info.ordinal);
+                if matches!(e, ProverError::Gpu(_)) {
+                    // A kernel or driver fault: worth one more try, perhaps on another worker.
+                    shared.retry_or_fail(item, &message, format!("{message} (twice)"));
+                } else {
+                    shared.fail(&item.job, message);
+                }
+                continue;
+            }
+            Err(panic) => {
+                let message = format!(
+                    "partition {}: the GPU worker panicked: {}",
+                    item.index,
+                    panic_message(&panic)
+                );
+                shared.fail(&item.job, message);
+                continue;
+            }
+        };
+        let handed = finalizers.send(PendingPartition {
+            item,
+            srs,
+            pending,
+            reservation,
+        });
+        if handed.is_err() {
+            return; // the finalizers are gone: shutting down
+        }
+    }
+}
+
+/// A finalizer: B in G2, assembly, self-check.
+pub(crate) fn finalizer_loop(shared: Arc<Shared>, pending: Receiver<PendingPartition>) {
+    for p in pending {
+        let PendingPartition {
+            item,
+            srs,
+            pending,
+            reservation,
+        } = p;
+        let _span = partition_span(&item).entered();
+        let started = Instant::now();
+        let finished =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| gpu_prove_finish(pending)));
+        drop(reservation);
+        let took = started.elapsed();
+        item.job.add_timings(|t| t.finalize += took);
+        shared.metrics.phase("finalize", took);
+        match finished {
+            Ok(Ok((mut proofs, _))) if proofs.len() == 1 => {
+                let proof = proofs.remove(0);
+                finish_partition(&shared, item, &srs, proof);
+            }
+            Ok(Ok(_)) => shared.fail(
+                &item.job,
+                format!("partition {}: the prover returned no proof", item.index),
+            ),
+            Ok(Err(e)) => shared.fail(
+                &item.job,
+                format!("partition {}: finishing the proof failed: {e}", item.index),
+            ),
+            Err(panic) => {
+                let message = format!(
+                    "partition {}: the finalizer panicked: {}",
+                    item.index,
+                    panic_message(&panic)
+                );
+                shared.fail(&item.job, message);
+            }
+        }
+    }
+}

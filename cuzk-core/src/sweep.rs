@@ -1,0 +1,375 @@
+//! A load generator for benchmarks: keeps a fixed number of jobs in flight on an engine and
+//! reports the steady-state throughput and where the time went.
+//!
+//! Used by `cargo xtask bench-phases --engine` (CPU) and the GPU bundle's `bench_engine`; an
+//! operator can point it at an engine configured like production to size it.
+
+use std::collections::VecDeque;
+use std::fmt::Write;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bellperson_lite::circuits::{MixCircuit, ShaCircuit};
+use bellperson_lite::generator::generate_random_parameters;
+use bellperson_lite::Parameters;
+
+use crate::config::Config;
+use crate::engine::Engine;
+use crate::error::EngineError;
+use crate::job::{JobId, JobResult, JobState, JobTimings, Priority, ProofRequest};
+use crate::kind::{CircuitProofs, Partition};
+
+/// The test circuits a sweep can run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SweepCircuit {
+    Sha,
+    Mix,
+}
+
+/// What to sweep: one circuit shape, every (workers, concurrency) pair.
+#[derive(Clone, Debug)]
+pub struct SweepPlan {
+    pub circuit: SweepCircuit,
+    pub log_size: u32,
+    /// Partitions per job.
+    pub partitions: usize,
+    /// Jobs in flight, one point each.
+    pub concurrency: Vec<usize>,
+    /// Provers: GPU workers per device on the GPU backend, CPU provers otherwise.
+    pub workers: Vec<usize>,
+    /// Jobs per point beyond the warm-up.
+    pub timed_jobs: usize,
+}
+
+impl SweepPlan {
+    /// The circuit of the plan and its public inputs.
+    fn partition(&self) -> Result<Partition, SweepError> {
+        let bad = |e: bellperson_lite::circuits::CircuitSizeError| SweepError::Plan(e.to_string());
+        Ok(match self.circuit {
+            SweepCircuit::Sha => {
+                let c = ShaCircuit::try_new(self.log_size, 1).map_err(bad)?;
+                let input = c.public_input();
+                Partition::from_circuit(c, vec![input])
+            }
+            SweepCircuit::Mix => {
+                let c = MixCircuit::try_new(self.log_size, MixCircuit::DEFAULT_BIT_FRACTION, 1)
+                    .map_err(bad)?;
+                let input = c.public_input();
+                Partition::from_circuit(c, vec![input])
+            }
+        })
+    }
+
+    /// Real (verifiable) parameters for the plan's circuit, from a fixed seed.
+    pub fn parameters(&self) -> Result<Parameters, SweepError> {
+        use rand::SeedableRng;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(u64::from(self.log_size));
+        let made = match self.circuit {
+            SweepCircuit::Sha => ShaCircuit::try_new(self.log_size, 1)
+                .map_err(|e| SweepError::Plan(e.to_string()))
+                .map(|c| generate_random_parameters(c, &mut rng)),
+            SweepCircuit::Mix => {
+                MixCircuit::try_new(self.log_size, MixCircuit::DEFAULT_BIT_FRACTION, 1)
+                    .map_err(|e| SweepError::Plan(e.to_string()))
+                    .map(|c| generate_random_parameters(c, &mut rng))
+            }
+        }?;
+        made.map_err(|e| SweepError::Plan(format!("parameter generation failed: {e}")))
+    }
+}
+
+/// Runs every point of `plan`: one engine per workers value (configured from `base`), all
+/// concurrency values on it.
+pub async fn run_sweep(
+    plan: &SweepPlan,
+    base: &Config,
+    params: Arc<Parameters>,
+) -> Result<Vec<(usize, SweepPoint)>, SweepError> {
+    const CIRCUIT_ID: &str = "sweep";
+    let mut points = Vec::new();
+    for &workers in &plan.workers {
+        let mut config = base.clone();
+        config.gpus.gpu_workers_per_device = workers;
+        config.engine.cpu_provers = workers;
+        let engine = Engine::start(config)?;
+        engine.register_params(CIRCUIT_ID, Arc::clone(&params));
+        let request = || -> ProofRequest {
+            let partitions = (0..plan.partitions)
+                .map(|_| plan.partition().expect("checked before the sweep"))
+                .collect();
+            ProofRequest {
+                request_id: None,
+                circuit_id: CIRCUIT_ID.into(),
+                priority: Priority::Normal,
+                work: Box::new(CircuitProofs::new("sweep", partitions)),
+            }
+        };
+        plan.partition()?;
+        for &c in &plan.concurrency {
+            let point = run_point(&engine, &request, c, c + plan.timed_jobs).await?;
+            points.push((workers, point));
+        }
+        engine.shutdown(Duration::from_secs(600)).await;
+    }
+    Ok(points)
+}
+
+/// The points as a text table.
+pub fn render_table(points: &[(usize, SweepPoint)]) -> String {
+    let ms = |d: Duration| format!("{:.1}", d.as_secs_f64() * 1e3);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:>7} {:>5} {:>5} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "workers",
+        "c",
+        "jobs",
+        "s/proof",
+        "GPU busy",
+        "queue",
+        "synth",
+        "prove",
+        "finalize",
+        "verify",
+        "total",
+        "peak RSS"
+    );
+    for (workers, p) in points {
+        let busy = if p.gpu_busy.is_empty() {
+            "-".to_string()
+        } else {
+            p.gpu_busy
+                .iter()
+                .map(|b| format!("{:.0}%", b * 100.0))
+                .collect::<Vec<_>>()
+                .join("/")
+        };
+        let rss = p
+            .peak_rss_bytes
+            .map_or("-".into(), |b| format!("{}M", b >> 20));
+        let m = &p.median;
+        let _ = writeln!(
+            out,
+            "{:>7} {:>5} {:>5} {:>10.4} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+            workers,
+            p.concurrency,
+            p.jobs,
+            p.seconds_per_proof,
+            busy,
+            ms(m.queue_wait),
+            ms(m.synthesis),
+            ms(m.prove),
+            ms(m.finalize),
+            ms(m.verify),
+            ms(m.total),
+            rss
+        );
+    }
+    out
+}
+
+/// The points as JSON (an array of objects; times in milliseconds).
+pub fn to_json(points: &[(usize, SweepPoint)]) -> serde_json::Value {
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    serde_json::Value::Array(
+        points
+            .iter()
+            .map(|(workers, p)| {
+                serde_json::json!({
+                    "workers": workers,
+                    "concurrency": p.concurrency,
+                    "jobs": p.jobs,
+                    "partitions": p.partitions,
+                    "seconds_per_proof": p.seconds_per_proof,
+                    "gpu_busy": p.gpu_busy,
+                    "median_ms": {
+                        "queue_wait": ms(p.median.queue_wait),
+                        "srs_load": ms(p.median.srs_load),
+                        "synthesis": ms(p.median.synthesis),
+                        "prove": ms(p.median.prove),
+                        "finalize": ms(p.median.finalize),
+                        "verify": ms(p.median.verify),
+                        "total": ms(p.median.total),
+                    },
+                    "peak_rss_bytes": p.peak_rss_bytes,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// One measured point of a sweep.
+#[derive(Clone, Debug)]
+pub struct SweepPoint {
+    /// Jobs kept in flight.
+    pub concurrency: usize,
+    /// Jobs run (the first `concurrency` are the warm-up and not timed).
+    pub jobs: usize,
+    /// Proofs (partitions) per job.
+    pub partitions: usize,
+    /// Wall seconds per proof in the steady state.
+    pub seconds_per_proof: f64,
+    /// Per GPU, the fraction of the steady-state wall time its compute lock was held.
+    pub gpu_busy: Vec<f64>,
+    /// Medians over the timed jobs.
+    pub median: JobTimings,
+    /// The process's peak resident memory during the point, when the system reports it.
+    pub peak_rss_bytes: Option<u64>,
+}
+
+/// Runs `jobs` jobs made by `request`, `concurrency` at a time, on `engine`. Every job must
+/// complete; the first `concurrency` are a warm-up.
+pub async fn run_point(
+    engine: &Engine,
+    request: &dyn Fn() -> ProofRequest,
+    concurrency: usize,
+    jobs: usize,
+) -> Result<SweepPoint, SweepError> {
+    let concurrency = concurrency.max(1);
+    let jobs = jobs.max(concurrency + 1);
+    reset_peak_rss();
+    let mut in_flight: VecDeque<JobId> = VecDeque::new();
+    let mut submitted = 0;
+    let mut results: Vec<JobResult> = Vec::new();
+    let mut steady: Option<(Instant, Vec<u64>)> = None;
+    let mut partitions = 0;
+    while results.len() < jobs {
+        while in_flight.len() < concurrency && submitted < jobs {
+            in_flight.push_back(engine.submit(request())?.job_id);
+            submitted += 1;
+        }
+        let id = in_flight.pop_front().expect("jobs in flight");
+        let result = engine
+            .await_result(&id, None)
+            .await?
+            .ok_or_else(|| SweepError::Lost(id.clone()))?;
+        if result.state != JobState::Completed {
+            return Err(SweepError::JobFailed {
+                job: id,
+                state: result.state,
+                message: result.error.unwrap_or_default(),
+            });
+        }
+        partitions = result.proofs.len();
+        results.push(result);
+        if results.len() == concurrency {
+            steady = Some((Instant::now(), engine.gpu_busy_ns()));
+        }
+    }
+    let (start, busy_start) = steady.expect("more jobs than the warm-up");
+    let wall = start.elapsed();
+    let timed = &results[concurrency..];
+    let proofs = (timed.len() * partitions).max(1);
+    let gpu_busy = engine
+        .gpu_busy_ns()
+        .iter()
+        .zip(&busy_start)
+        .map(|(now, then)| (now - then) as f64 / wall.as_nanos().max(1) as f64)
+        .collect();
+    Ok(SweepPoint {
+        concurrency,
+        jobs,
+        partitions,
+        seconds_per_proof: wall.as_secs_f64() / proofs as f64,
+        gpu_busy,
+        median: median_timings(timed),
+        peak_rss_bytes: peak_rss(),
+    })
+}
+
+/// Why a sweep point could not be measured.
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    #[error("job {job} ended {state:?}: {message}")]
+    JobFailed {
+        job: JobId,
+        state: JobState,
+        message: String,
+    },
+    #[error("job {0} was forgotten by the engine")]
+    Lost(JobId),
+    #[error("sweep plan: {0}")]
+    Plan(String),
+}
+
+fn median_timings(results: &[JobResult]) -> JobTimings {
+    let median = |f: fn(&JobTimings) -> Duration| {
+        let mut v: Vec<Duration> = results.iter().map(|r| f(&r.timings)).collect();
+        v.sort();
+        v.get(v.len() / 2).copied().unwrap_or_default()
+    };
+    JobTimings {
+        queue_wait: median(|t| t.queue_wait),
+        srs_load: median(|t| t.srs_load),
+        synthesis: median(|t| t.synthesis),
+        prove: median(|t| t.prove),
+        finalize: median(|t| t.finalize),
+        verify: median(|t| t.verify),
+        total: median(|t| t.total),
+    }
+}
+
+/// Resets the kernel's peak-RSS mark of this process (Linux; ignored elsewhere).
+fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+/// The peak resident memory of this process (`VmHWM`), in bytes.
+fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_small_sweep_measures_every_point() {
+        let plan = SweepPlan {
+            circuit: SweepCircuit::Mix,
+            log_size: 6,
+            partitions: 2,
+            concurrency: vec![1, 3],
+            workers: vec![1, 2],
+            timed_jobs: 3,
+        };
+        let mut base = Config::default();
+        base.engine.synthesis_threads = 2;
+        let params = Arc::new(plan.parameters().unwrap());
+        let points = run_sweep(&plan, &base, params).await.unwrap();
+        let shape: Vec<(usize, usize, usize)> = points
+            .iter()
+            .map(|(w, p)| (*w, p.concurrency, p.jobs))
+            .collect();
+        assert_eq!(shape, [(1, 1, 4), (1, 3, 6), (2, 1, 4), (2, 3, 6)]);
+        for (_, p) in &points {
+            assert_eq!(p.partitions, 2);
+            assert!(p.seconds_per_proof > 0.0);
+            assert!(p.median.synthesis > Duration::ZERO && p.median.prove > Duration::ZERO);
+            assert!(p.gpu_busy.is_empty(), "CPU backend");
+        }
+        let table = render_table(&points);
+        assert_eq!(table.lines().count(), 5, "{table}");
+        let json = to_json(&points);
+        assert_eq!(json.as_array().unwrap().len(), 4);
+        assert_eq!(json[3]["workers"], 2);
+    }
+
+    #[test]
+    fn a_circuit_too_small_is_a_plan_error() {
+        let plan = SweepPlan {
+            circuit: SweepCircuit::Sha,
+            log_size: 3,
+            partitions: 1,
+            concurrency: vec![1],
+            workers: vec![1],
+            timed_jobs: 1,
+        };
+        assert!(matches!(plan.parameters(), Err(SweepError::Plan(_))));
+    }
+}

@@ -1,0 +1,128 @@
+//! The engine on the GPU: jobs of mixed sizes through 1 to 4 GPU workers sharing the device's
+//! locks (every proof is self-checked by the engine and verified again here; no deadlock, a
+//! clean shutdown), and an injected kernel fault that the engine retries once.
+//! With CUZK_SMALL=1 (compute-sanitizer runs) the circuits and counts are cut down.
+#![cfg(feature = "cuda")]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bellperson_lite::circuits::MixCircuit;
+use bellperson_lite::generator::generate_random_parameters;
+use bellperson_lite::verifier::{prepare_verifying_key, verify_proof};
+use bellperson_lite::Parameters;
+use cuzk_core::{CircuitProofs, Config, Engine, JobState, Partition, Priority, ProofRequest};
+use cuzk_gpu_tests::{rng, small};
+use supraseal_c2::groth16::inject_faults;
+
+fn mix(log: u32) -> MixCircuit {
+    MixCircuit::new(log, 0.9, 11)
+}
+
+fn request(log: u32, partitions: usize) -> ProofRequest {
+    let c = mix(log);
+    ProofRequest {
+        request_id: None,
+        circuit_id: format!("mix-{log}"),
+        priority: Priority::Normal,
+        work: Box::new(CircuitProofs::new(
+            "mix",
+            (0..partitions)
+                .map(|_| Partition::from_circuit(c.clone(), vec![c.public_input()]))
+                .collect(),
+        )),
+    }
+}
+
+fn config(workers: usize) -> Config {
+    let mut c = Config::default();
+    c.gpus.devices = vec![0];
+    c.gpus.gpu_workers_per_device = workers;
+    c.engine.synthesis_threads = 4;
+    c
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn engine_proves_on_the_gpu_with_one_to_four_workers() {
+    let logs: &[u32] = if small() { &[8, 10] } else { &[12, 16] };
+    let jobs = if small() { 4 } else { 24 };
+    let mut rng = rng();
+    let params: Vec<(u32, Arc<Parameters>)> = logs
+        .iter()
+        .map(|&log| {
+            (
+                log,
+                Arc::new(generate_random_parameters(mix(log), &mut rng).unwrap()),
+            )
+        })
+        .collect();
+
+    for workers in 1..=4 {
+        let engine = Engine::start(config(workers)).unwrap();
+        let status = engine.status();
+        assert_eq!(status.gpu_workers, workers, "{status:?}");
+        assert_eq!(status.cpu_provers, 0);
+        assert_eq!(status.gpus.len(), 1);
+        for (log, p) in &params {
+            engine.register_params(&format!("mix-{log}"), Arc::clone(p));
+        }
+        let ids: Vec<_> = (0..jobs)
+            .map(|i| {
+                let log = logs[i % logs.len()];
+                (log, engine.submit(request(log, 1 + i % 3)).unwrap().job_id)
+            })
+            .collect();
+        for (log, id) in &ids {
+            let r = engine
+                .await_result(id, Some(Duration::from_secs(600)))
+                .await
+                .unwrap()
+                .expect("a job did not end within 10 minutes (deadlock?)");
+            assert_eq!(r.state, JobState::Completed, "{:?}", r.error);
+            let (_, p) = params.iter().find(|(l, _)| l == log).unwrap();
+            let pvk = prepare_verifying_key(&p.vk);
+            for proof in &r.proofs {
+                assert!(verify_proof(&pvk, proof, &[mix(*log).public_input()]).unwrap());
+            }
+        }
+        let status = engine.status();
+        assert_eq!(status.self_check_failures, 0);
+        assert!(status.gpus[0].busy_fraction > 0.0, "{status:?}");
+        println!(
+            "{workers} worker(s): {jobs} jobs, GPU busy {:.1}% of the engine's uptime, {}",
+            100.0 * status.gpus[0].busy_fraction,
+            status.gpus[0].name
+        );
+        let report = engine.shutdown(Duration::from_secs(60)).await;
+        assert!(report.drained && report.threads_stopped, "{report:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_injected_kernel_fault_is_retried() {
+    let log = if small() { 8 } else { 12 };
+    let p = Arc::new(generate_random_parameters(mix(log), &mut rng()).unwrap());
+    let engine = Engine::start(config(2)).unwrap();
+    engine.register_params(&format!("mix-{log}"), p);
+    // Warm up, so that the fault hits a proof and not the parameters' upload.
+    let r = engine.prove(request(log, 1)).await.unwrap();
+    assert_eq!(r.state, JobState::Completed, "{:?}", r.error);
+
+    inject_faults(1);
+    let r = engine.prove(request(log, 2)).await.unwrap();
+    assert_eq!(r.state, JobState::Completed, "{:?}", r.error);
+    assert_eq!(r.proofs.len(), 2);
+
+    // Two faults on one partition: its job fails with the GPU's message; the next one works.
+    inject_faults(2);
+    let r = engine.prove(request(log, 1)).await.unwrap();
+    assert_eq!(r.state, JobState::Failed);
+    assert!(
+        r.error.as_deref().unwrap_or("").contains("twice"),
+        "{:?}",
+        r.error
+    );
+    let r = engine.prove(request(log, 1)).await.unwrap();
+    assert_eq!(r.state, JobState::Completed, "{:?}", r.error);
+    engine.shutdown(Duration::from_secs(60)).await;
+}

@@ -1,0 +1,76 @@
+//! `cargo xtask bench-phases --engine`: the engine under load on this machine's CPU backend
+//! (the GPU bundle's `bench_engine` runs the same sweep on a GPU): a concurrency sweep and a
+//! prover-count sweep, with steady-state seconds per proof, per-phase medians and peak RSS,
+//! as a table and optionally as JSON.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use cuzk_core::sweep::{render_table, run_sweep, to_json, SweepCircuit, SweepPlan};
+use cuzk_core::Config;
+
+use crate::Options;
+
+pub fn run(options: &Options) -> Result<()> {
+    let plan = plan_from(options)?;
+    let mut config = Config::default();
+    config.engine.synthesis_threads = options.number("synthesis-threads", 0)?;
+    println!(
+        "bench-phases --engine: {:?} 2^{}, {} partition(s) per job, concurrency {:?}, provers {:?}, {} timed jobs per point, {} synthesis threads",
+        plan.circuit,
+        plan.log_size,
+        plan.partitions,
+        plan.concurrency,
+        plan.workers,
+        plan.timed_jobs,
+        config.synthesis_threads()
+    );
+    let started = Instant::now();
+    let params = Arc::new(plan.parameters()?);
+    println!(
+        "parameters generated in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+
+    let runtime = tokio::runtime::Runtime::new().context("starting tokio")?;
+    let points = runtime.block_on(run_sweep(&plan, &config, params))?;
+    println!("\n{}", render_table(&points));
+    if let Some(path) = options.value("json") {
+        std::fs::write(path, serde_json::to_string_pretty(&to_json(&points))?)
+            .with_context(|| format!("writing {path}"))?;
+        println!("JSON written to {path}");
+    }
+    Ok(())
+}
+
+fn plan_from(options: &Options) -> Result<SweepPlan> {
+    let circuit = match options.string("circuit", "sha").as_str() {
+        "sha" => SweepCircuit::Sha,
+        "mix" => SweepCircuit::Mix,
+        other => bail!("unknown circuit `{other}` (sha or mix)"),
+    };
+    Ok(SweepPlan {
+        circuit,
+        log_size: options.number("size", 14)?,
+        partitions: options.number("partitions", 1)?,
+        concurrency: list(options, "concurrency", &[1, 2, 4, 8, 16])?,
+        workers: list(options, "workers", &[1])?,
+        timed_jobs: options.number("jobs", 8)?,
+    })
+}
+
+/// A comma-separated list of positive integers.
+fn list(options: &Options, name: &str, default: &[usize]) -> Result<Vec<usize>> {
+    let Some(text) = options.value(name) else {
+        return Ok(default.to_vec());
+    };
+    let values = text
+        .split(',')
+        .map(|v| v.trim().parse::<usize>().ok().filter(|n| *n > 0))
+        .collect::<Option<Vec<_>>>();
+    match values {
+        Some(v) if !v.is_empty() => Ok(v),
+        _ => bail!("--{name} {text}: expected positive integers separated by commas"),
+    }
+}
