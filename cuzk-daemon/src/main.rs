@@ -1,33 +1,432 @@
-//! `cuzk`: the cuzk command line.
+//! `cuzk`: the proving daemon and its command-line client.
 //!
-//! The gRPC daemon (`cuzk.v1.ProvingEngine`) comes with the engine. Today the binary offers
-//! the operator tools that already have real parts behind them:
+//! - `cuzk serve [--config FILE]`: the daemon (gRPC `cuzk.v1.ProvingEngine`, see
+//!   `docs/operations.md`).
+//! - `cuzk submit|await|prove|cancel|status|metrics|preload|evict`: talk to a daemon
+//!   (`--address`, default the daemon's default socket; `--json` for scripts).
+//! - `cuzk config check FILE | print-default`: validate a configuration, or print every key
+//!   with its default.
+//! - `cuzk params-info PATH`: read a parameter file and print its sizes.
 //!
-//! - `cuzk params-info PATH [--unchecked]`: read a bellperson / Filecoin `.params` file
-//!   (memory-mapped, points decoded in parallel, subgroup-checked unless `--unchecked`) and
-//!   print its section sizes, or the section and offset where it is broken.
+//! # Layout
+//!
+//! - `config`: the configuration file (`[daemon]` plus the engine's sections).
+//! - `server`: `cuzk serve`: listeners, readiness, the drain on SIGTERM.
+//! - `service`: the gRPC service over the engine, and its error contract.
+//! - `kinds`: wire proof kinds to engine requests.
+//! - `status_http`: `GET /metrics` and `GET /status`.
+//! - `notify`: systemd's readiness messages.
+//! - `client`: the client commands.
+//! - `proto`: the generated gRPC code.
+
+mod client;
+mod config;
+mod kinds;
+mod notify;
+mod proto;
+mod server;
+mod service;
+mod status_http;
 
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand};
 use cuzk_core::bellperson_lite::params::read_parameters_mmap;
 
-const USAGE: &str = "usage: cuzk params-info PATH [--unchecked]";
+use crate::client::{connect, status_error, SubmitArgs};
+use crate::config::DaemonConfig;
 
-fn main() -> Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        Some("params-info") => {
-            let path = args.get(1).map(PathBuf::from).context(USAGE)?;
-            let checked = !args.iter().any(|a| a == "--unchecked");
-            params_info(&path, checked)
+#[derive(Parser)]
+#[command(
+    name = "cuzk",
+    version,
+    about = "Groth16 proving engine for Filecoin and bellpepper circuits"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the daemon.
+    Serve {
+        /// Configuration file (default: $CUZK_CONFIG, else /etc/cuzk/cuzk.toml if present,
+        /// else the built-in defaults).
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
+    /// Queue a proof and print its job id.
+    Submit(SubmitCli),
+    /// Wait for a job and print how it ended.
+    Await {
+        job_id: String,
+        /// Give up after this many milliseconds (0: wait as long as it takes).
+        #[arg(long, default_value_t = 0)]
+        timeout_ms: u64,
+        /// Write the proof bytes to this file.
+        #[arg(long)]
+        proof_out: Option<PathBuf>,
+        #[command(flatten)]
+        conn: Conn,
+    },
+    /// Queue a proof and wait for it.
+    Prove {
+        #[command(flatten)]
+        submit: SubmitCli,
+        /// Write the proof bytes to this file.
+        #[arg(long)]
+        proof_out: Option<PathBuf>,
+    },
+    /// Cancel a queued or running job.
+    Cancel {
+        job_id: String,
+        #[command(flatten)]
+        conn: Conn,
+    },
+    /// GPUs, parameters, queues and counters.
+    Status {
+        #[command(flatten)]
+        conn: Conn,
+    },
+    /// The Prometheus metrics text.
+    Metrics {
+        #[command(flatten)]
+        conn: Conn,
+    },
+    /// Load a circuit's parameters now.
+    Preload {
+        circuit_id: String,
+        #[command(flatten)]
+        conn: Conn,
+    },
+    /// Drop a circuit's parameters from memory.
+    Evict {
+        circuit_id: String,
+        #[command(flatten)]
+        conn: Conn,
+    },
+    /// Check or print configuration files.
+    Config {
+        #[command(subcommand)]
+        action: ConfigAction,
+    },
+    /// Read a bellperson / Filecoin `.params` file and print its section sizes.
+    ParamsInfo {
+        path: PathBuf,
+        /// Skip the subgroup checks of the points.
+        #[arg(long)]
+        unchecked: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum ConfigAction {
+    /// Validate a file: prints OK, or the key and the reason, and fails.
+    Check { path: PathBuf },
+    /// Print every key with its default and its meaning.
+    PrintDefault,
+}
+
+/// Where the daemon is, and the output format.
+#[derive(Args, Clone)]
+struct Conn {
+    /// The daemon's address: unix:///path/to.sock or host:port (default: the default socket).
+    #[arg(long, default_value = "", env = "CUZK_ADDRESS")]
+    address: String,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Largest message sent or received.
+    #[arg(long, default_value_t = 512 << 20)]
+    max_message_bytes: usize,
+}
+
+#[derive(Args, Clone)]
+struct SubmitCli {
+    /// porep, snap, wpost, winning, or test.
+    #[arg(long)]
+    kind: String,
+    /// low, normal, high or critical.
+    #[arg(long, default_value = "normal")]
+    priority: String,
+    /// Idempotency key: submitting it again returns the same job.
+    #[arg(long)]
+    request_id: Option<String>,
+    #[arg(long, default_value_t = 0)]
+    sector_size: u64,
+    #[arg(long, default_value_t = 0)]
+    registered_proof: u64,
+    /// PoRep C2: the commit-phase-1 output (JSON file).
+    #[arg(long)]
+    vanilla_proof: Option<PathBuf>,
+    /// PoSt / SnapDeals: one file per vanilla proof.
+    #[arg(long, num_args = 1..)]
+    vanilla_proofs: Vec<PathBuf>,
+    /// For --kind test: the circuit, e.g. '{"circuit":"mix","log_size":10}'.
+    #[arg(long)]
+    test_spec: Option<String>,
+    #[arg(long, default_value_t = 0)]
+    sector_number: u64,
+    #[arg(long, default_value_t = 0)]
+    miner_id: u64,
+    /// PoSt challenge seed, 64 hex digits.
+    #[arg(long)]
+    randomness: Option<String>,
+    #[arg(long, default_value_t = 0)]
+    partition_index: u32,
+    #[command(flatten)]
+    conn: Conn,
+}
+
+impl SubmitCli {
+    fn args(&self) -> SubmitArgs {
+        SubmitArgs {
+            kind: self.kind.clone(),
+            priority: self.priority.clone(),
+            request_id: self.request_id.clone(),
+            sector_size: self.sector_size,
+            registered_proof: self.registered_proof,
+            vanilla_proof: self.vanilla_proof.clone(),
+            vanilla_proofs: self.vanilla_proofs.clone(),
+            test_spec: self.test_spec.clone(),
+            sector_number: self.sector_number,
+            miner_id: self.miner_id,
+            randomness: self.randomness.clone(),
+            partition_index: self.partition_index,
         }
-        Some("-h" | "--help" | "help") | None => {
-            println!("{USAGE}");
-            Ok(())
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
         }
-        Some(other) => bail!("unknown command `{other}`\n{USAGE}"),
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Serve { config } => {
+            let path = config.or_else(config::default_config_path);
+            let config = match &path {
+                Some(p) => DaemonConfig::from_file(p)?,
+                None => DaemonConfig::default(),
+            };
+            init_logging(&config.daemon.log_format);
+            if let Some(p) = &path {
+                tracing::info!(config = %p.display(), "configuration read");
+            }
+            runtime()?.block_on(server::serve(config))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Config { action } => match action {
+            ConfigAction::Check { path } => match DaemonConfig::from_file(&path) {
+                Ok(_) => {
+                    println!("{}: OK", path.display());
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(e) => {
+                    eprintln!("{e:#}");
+                    Ok(ExitCode::FAILURE)
+                }
+            },
+            ConfigAction::PrintDefault => {
+                print!("{}", config::EXAMPLE);
+                Ok(ExitCode::SUCCESS)
+            }
+        },
+        Command::ParamsInfo { path, unchecked } => {
+            params_info(&path, !unchecked)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        other => runtime()?.block_on(client_command(other)),
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
+
+async fn client_command(command: Command) -> Result<ExitCode> {
+    let done = |ok: bool| {
+        if ok {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        }
+    };
+    match command {
+        Command::Submit(s) => {
+            let mut c = connect(&s.conn.address, s.conn.max_message_bytes).await?;
+            let r = c
+                .submit_proof(client::submit_request(&s.args())?)
+                .await
+                .map_err(status_error)?
+                .into_inner();
+            if s.conn.json {
+                println!(
+                    "{}",
+                    serde_json::json!({"job_id": r.job_id, "queue_position": r.queue_position})
+                );
+            } else {
+                println!("{} (queue position {})", r.job_id, r.queue_position);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Await {
+            job_id,
+            timeout_ms,
+            proof_out,
+            conn,
+        } => {
+            let mut c = connect(&conn.address, conn.max_message_bytes).await?;
+            let r = client::await_with_progress(&mut c, &job_id, timeout_ms).await?;
+            client::print_result(&r, conn.json, proof_out.as_ref())?;
+            Ok(done(
+                r.status == proto::await_proof_response::Status::Completed as i32,
+            ))
+        }
+        Command::Prove { submit, proof_out } => {
+            let conn = &submit.conn;
+            let mut c = connect(&conn.address, conn.max_message_bytes).await?;
+            let r = c
+                .submit_proof(client::submit_request(&submit.args())?)
+                .await
+                .map_err(status_error)?
+                .into_inner();
+            let r = client::await_with_progress(&mut c, &r.job_id, 0).await?;
+            client::print_result(&r, conn.json, proof_out.as_ref())?;
+            Ok(done(
+                r.status == proto::await_proof_response::Status::Completed as i32,
+            ))
+        }
+        Command::Cancel { job_id, conn } => {
+            let mut c = connect(&conn.address, conn.max_message_bytes).await?;
+            let r = c
+                .cancel_proof(proto::CancelProofRequest {
+                    job_id: job_id.clone(),
+                })
+                .await
+                .map_err(status_error)?
+                .into_inner();
+            if conn.json {
+                println!(
+                    "{}",
+                    serde_json::json!({"job_id": job_id, "was_running": r.was_running})
+                );
+            } else {
+                println!(
+                    "{job_id}: cancelled ({})",
+                    if r.was_running {
+                        "it was running"
+                    } else {
+                        "it had not started, or had ended"
+                    }
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Status { conn } => {
+            let mut c = connect(&conn.address, conn.max_message_bytes).await?;
+            let s = c
+                .get_status(proto::GetStatusRequest {})
+                .await
+                .map_err(status_error)?
+                .into_inner();
+            if conn.json {
+                println!("{}", client::status_json(&s));
+            } else {
+                client::print_status(&s);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Metrics { conn } => {
+            let mut c = connect(&conn.address, conn.max_message_bytes).await?;
+            let m = c
+                .get_metrics(proto::GetMetricsRequest {})
+                .await
+                .map_err(status_error)?
+                .into_inner();
+            print!("{}", m.prometheus_text);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Preload { circuit_id, conn } => {
+            let mut c = connect(&conn.address, conn.max_message_bytes).await?;
+            let r = c
+                .preload_srs(proto::PreloadSrsRequest {
+                    circuit_id: circuit_id.clone(),
+                })
+                .await
+                .map_err(status_error)?
+                .into_inner();
+            if conn.json {
+                println!(
+                    "{}",
+                    serde_json::json!({"circuit_id": circuit_id, "already_loaded": r.already_loaded, "load_time_ms": r.load_time_ms})
+                );
+            } else if r.already_loaded {
+                println!("{circuit_id}: already loaded");
+            } else {
+                println!("{circuit_id}: loaded in {} ms", r.load_time_ms);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Evict { circuit_id, conn } => {
+            let mut c = connect(&conn.address, conn.max_message_bytes).await?;
+            let r = c
+                .evict_srs(proto::EvictSrsRequest {
+                    circuit_id: circuit_id.clone(),
+                })
+                .await
+                .map_err(status_error)?
+                .into_inner();
+            if conn.json {
+                println!(
+                    "{}",
+                    serde_json::json!({"circuit_id": circuit_id, "was_loaded": r.was_loaded, "freed_bytes": r.freed_bytes})
+                );
+            } else if r.was_loaded {
+                println!("{circuit_id}: evicted, {} MiB freed", r.freed_bytes >> 20);
+            } else {
+                println!("{circuit_id}: was not loaded");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Serve { .. } | Command::Config { .. } | Command::ParamsInfo { .. } => {
+            unreachable!("handled without a connection")
+        }
+    }
+}
+
+/// Logs to stderr: human-readable on a terminal (or "human"), JSON lines otherwise (or
+/// "json"). `RUST_LOG` filters (default: info).
+fn init_logging(format: &str) {
+    use std::io::IsTerminal;
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let json = match format {
+        "json" => true,
+        "human" => false,
+        _ => !std::io::stderr().is_terminal(),
+    };
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    if json {
+        builder.json().init();
+    } else {
+        builder.init();
     }
 }
 

@@ -1,0 +1,310 @@
+//! The client side of `cuzk`: a connection to a daemon and the commands for people and
+//! scripts (readable text, or `--json`).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use hyper_util::rt::TokioIo;
+use tokio::net::UnixStream;
+use tonic::transport::{Channel, Endpoint, Uri};
+
+use crate::config::{default_socket, parse_listen, Listen};
+
+/// Where the systemd unit's daemon listens (`RuntimeDirectory=cuzk`).
+const SYSTEMD_SOCKET: &str = "/run/cuzk/cuzk.sock";
+use crate::proto::{self, proving_engine_client::ProvingEngineClient};
+
+pub type Client = ProvingEngineClient<Channel>;
+
+/// Connects to the daemon at `address` (as in `daemon.listen`; empty = the default socket).
+pub async fn connect(address: &str, max_message_bytes: usize) -> Result<Client> {
+    // Connecting is allowed to any address the user names. Without one: this user's default
+    // socket, else the systemd unit's.
+    let listen = match address.trim() {
+        "" => Listen::Unix(
+            [default_socket(), PathBuf::from(SYSTEMD_SOCKET)]
+                .into_iter()
+                .find(|p| p.exists())
+                .unwrap_or_else(default_socket),
+        ),
+        given => parse_listen(given, true)?,
+    };
+    let channel = match &listen {
+        Listen::Unix(path) => {
+            let path: PathBuf = path.clone();
+            // The URI is required by the API and unused: the connector decides.
+            Endpoint::try_from("http://[::1]:0")?
+                .connect_with_connector(tower::service_fn(move |_: Uri| {
+                    let path = path.clone();
+                    async move {
+                        Ok::<_, std::io::Error>(TokioIo::new(UnixStream::connect(path).await?))
+                    }
+                }))
+                .await
+        }
+        Listen::Tcp(addr) => {
+            Endpoint::try_from(format!("http://{addr}"))?
+                .connect()
+                .await
+        }
+    }
+    .with_context(|| {
+        format!("cannot connect to the cuzk daemon at {listen} (is `cuzk serve` running?)")
+    })?;
+    Ok(ProvingEngineClient::new(channel)
+        .max_decoding_message_size(max_message_bytes)
+        .max_encoding_message_size(max_message_bytes))
+}
+
+/// Turns a gRPC error into a message with its code.
+pub fn status_error(s: tonic::Status) -> anyhow::Error {
+    anyhow::anyhow!("{:?}: {}", s.code(), s.message())
+}
+
+/// What the user asked to prove.
+pub struct SubmitArgs {
+    pub kind: String,
+    pub priority: String,
+    pub request_id: Option<String>,
+    pub sector_size: u64,
+    pub registered_proof: u64,
+    pub vanilla_proof: Option<PathBuf>,
+    pub vanilla_proofs: Vec<PathBuf>,
+    pub test_spec: Option<String>,
+    pub sector_number: u64,
+    pub miner_id: u64,
+    pub randomness: Option<String>,
+    pub partition_index: u32,
+}
+
+pub fn kind_from_name(name: &str) -> Result<proto::ProofKind> {
+    Ok(match name {
+        "porep" | "porep-c2" => proto::ProofKind::PorepSealCommit,
+        "snap" | "snapdeals" => proto::ProofKind::SnapDealsUpdate,
+        "wpost" | "window-post" => proto::ProofKind::WindowPostPartition,
+        "winning" | "winning-post" => proto::ProofKind::WinningPost,
+        "test" => proto::ProofKind::TestCircuit,
+        other => bail!("unknown proof kind `{other}` (porep, snap, wpost, winning or test)"),
+    })
+}
+
+pub fn priority_from_name(name: &str) -> Result<proto::Priority> {
+    Ok(match name {
+        "low" => proto::Priority::Low,
+        "normal" => proto::Priority::Normal,
+        "high" => proto::Priority::High,
+        "critical" => proto::Priority::Critical,
+        other => bail!("unknown priority `{other}` (low, normal, high or critical)"),
+    })
+}
+
+/// The wire request for `args` (reads the input files).
+pub fn submit_request(args: &SubmitArgs) -> Result<proto::SubmitProofRequest> {
+    let kind = kind_from_name(&args.kind)?;
+    let vanilla_proof = match (&args.vanilla_proof, &args.test_spec) {
+        (Some(path), _) => {
+            std::fs::read(path).with_context(|| format!("reading {}", path.display()))?
+        }
+        (None, Some(spec)) => spec.clone().into_bytes(),
+        (None, None) => Vec::new(),
+    };
+    let vanilla_proofs = args
+        .vanilla_proofs
+        .iter()
+        .map(|p| std::fs::read(p).with_context(|| format!("reading {}", p.display())))
+        .collect::<Result<Vec<_>>>()?;
+    let randomness = match &args.randomness {
+        Some(hex) => decode_hex(hex).context("--randomness must be 64 hex digits")?,
+        None => Vec::new(),
+    };
+    Ok(proto::SubmitProofRequest {
+        request_id: args.request_id.clone().unwrap_or_default(),
+        proof_kind: kind as i32,
+        sector_size: args.sector_size,
+        registered_proof: args.registered_proof,
+        priority: priority_from_name(&args.priority)? as i32,
+        vanilla_proof,
+        vanilla_proofs,
+        sector_number: args.sector_number,
+        miner_id: args.miner_id,
+        randomness,
+        partition_index: args.partition_index,
+        ..Default::default()
+    })
+}
+
+fn decode_hex(text: &str) -> Result<Vec<u8>> {
+    let text = text.trim().trim_start_matches("0x");
+    if !text.len().is_multiple_of(2) {
+        bail!("odd number of hex digits");
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).context("not hex"))
+        .collect()
+}
+
+/// Waits for a job, showing the elapsed time on stderr while it runs (when stderr is a
+/// terminal). `timeout_ms` 0 waits for as long as it takes.
+pub async fn await_with_progress(
+    client: &mut Client,
+    job_id: &str,
+    timeout_ms: u64,
+) -> Result<proto::AwaitProofResponse> {
+    use std::io::IsTerminal;
+    let show = std::io::stderr().is_terminal();
+    let started = Instant::now();
+    let step = Duration::from_secs(2);
+    loop {
+        let left = if timeout_ms == 0 {
+            step
+        } else {
+            let elapsed = started.elapsed();
+            let total = Duration::from_millis(timeout_ms);
+            if elapsed >= total {
+                return Ok(proto::AwaitProofResponse {
+                    job_id: job_id.to_string(),
+                    status: proto::await_proof_response::Status::Timeout as i32,
+                    ..Default::default()
+                });
+            }
+            step.min(total - elapsed)
+        };
+        let r = client
+            .await_proof(proto::AwaitProofRequest {
+                job_id: job_id.to_string(),
+                timeout_ms: left.as_millis().max(1) as u64,
+            })
+            .await
+            .map_err(status_error)?
+            .into_inner();
+        if r.status != proto::await_proof_response::Status::Timeout as i32 {
+            if show {
+                eprint!("\r\x1b[K");
+            }
+            return Ok(r);
+        }
+        if show {
+            eprint!(
+                "\rjob {job_id}: running, {:.0} s",
+                started.elapsed().as_secs_f64()
+            );
+            let _ = std::io::stderr().flush();
+        }
+    }
+}
+
+/// A job's end for people or as JSON.
+pub fn print_result(
+    r: &proto::AwaitProofResponse,
+    json: bool,
+    proof_out: Option<&PathBuf>,
+) -> Result<()> {
+    let status = proto::await_proof_response::Status::try_from(r.status)
+        .map(|s| s.as_str_name())
+        .unwrap_or("UNKNOWN");
+    if let Some(path) = proof_out {
+        if !r.proof.is_empty() {
+            std::fs::write(path, &r.proof)
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+    }
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "job_id": r.job_id,
+                "status": status,
+                "proof_hex": hex(&r.proof),
+                "proofs": r.proof.len() / 192,
+                "error_message": r.error_message,
+                "queue_wait_ms": r.queue_wait_ms,
+                "srs_load_ms": r.srs_load_ms,
+                "synthesis_ms": r.synthesis_ms,
+                "gpu_compute_ms": r.gpu_compute_ms,
+                "total_ms": r.total_ms,
+            })
+        );
+    } else {
+        println!("job {}: {status}", r.job_id);
+        if !r.error_message.is_empty() {
+            println!("  error: {}", r.error_message);
+        }
+        if !r.proof.is_empty() {
+            println!(
+                "  proofs: {} ({} bytes)",
+                r.proof.len() / 192,
+                r.proof.len()
+            );
+        }
+        println!(
+            "  times: queue {} ms, parameters {} ms, synthesis {} ms, proving {} ms, total {} ms",
+            r.queue_wait_ms, r.srs_load_ms, r.synthesis_ms, r.gpu_compute_ms, r.total_ms
+        );
+    }
+    Ok(())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The daemon's status for people.
+pub fn print_status(s: &proto::GetStatusResponse) {
+    println!(
+        "uptime {} s, proofs completed {}, failed {}",
+        s.uptime_seconds, s.total_proofs_completed, s.total_proofs_failed
+    );
+    for g in &s.gpus {
+        println!(
+            "GPU {}: {} ({} MiB free of {} MiB)",
+            g.ordinal,
+            g.name,
+            g.vram_free_bytes >> 20,
+            g.vram_total_bytes >> 20
+        );
+    }
+    if s.gpus.is_empty() {
+        println!("no GPU in use (CPU provers)");
+    }
+    for q in &s.queues {
+        println!(
+            "queue {}: {} pending, {} in progress",
+            q.proof_kind, q.pending, q.in_progress
+        );
+    }
+    for x in &s.loaded_srs {
+        let tier = proto::srs_status::Tier::try_from(x.tier)
+            .map(|t| t.as_str_name())
+            .unwrap_or("?");
+        println!(
+            "parameters {}: {tier}, {} MiB, {} in use",
+            x.circuit_id,
+            x.size_bytes >> 20,
+            x.ref_count
+        );
+    }
+}
+
+/// The daemon's status as JSON.
+pub fn status_json(s: &proto::GetStatusResponse) -> serde_json::Value {
+    serde_json::json!({
+        "uptime_seconds": s.uptime_seconds,
+        "total_proofs_completed": s.total_proofs_completed,
+        "total_proofs_failed": s.total_proofs_failed,
+        "gpus": s.gpus.iter().map(|g| serde_json::json!({
+            "ordinal": g.ordinal, "name": g.name,
+            "vram_total_bytes": g.vram_total_bytes, "vram_free_bytes": g.vram_free_bytes,
+        })).collect::<Vec<_>>(),
+        "queues": s.queues.iter().map(|q| serde_json::json!({
+            "proof_kind": q.proof_kind, "pending": q.pending, "in_progress": q.in_progress,
+        })).collect::<Vec<_>>(),
+        "loaded_srs": s.loaded_srs.iter().map(|x| serde_json::json!({
+            "circuit_id": x.circuit_id,
+            "tier": proto::srs_status::Tier::try_from(x.tier).map(|t| t.as_str_name()).unwrap_or("?"),
+            "size_bytes": x.size_bytes, "ref_count": x.ref_count,
+        })).collect::<Vec<_>>(),
+    })
+}

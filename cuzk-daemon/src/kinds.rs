@@ -1,0 +1,219 @@
+//! From a wire request to an engine request: the proof kinds the daemon accepts.
+//!
+//! Each wire kind maps to a decoder of its inputs. The Filecoin kinds (PoRep C2, PoSt,
+//! SnapDeals) are not built yet: they are refused with INVALID_ARGUMENT saying so. The
+//! TEST_CIRCUIT kind runs cuzk's test circuits, when the configuration enables it; their
+//! parameters are generated (deterministically, from the circuit's description) on first use.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use cuzk_core::bellperson_lite::circuits::{MixCircuit, ShaCircuit};
+use cuzk_core::bellperson_lite::generator::generate_random_parameters;
+use cuzk_core::{CircuitProofs, Engine, Partition, Priority, ProofRequest};
+use serde::Deserialize;
+
+use crate::proto;
+
+/// Why a request was refused (always INVALID_ARGUMENT on the wire).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BadRequest(pub String);
+
+/// The largest test circuit accepted (2^20 constraints): parameters are generated on the
+/// daemon's CPU on first use.
+const MAX_TEST_LOG_SIZE: u32 = 20;
+const MAX_TEST_PARTITIONS: usize = 16;
+
+/// The description of a test circuit, the JSON `vanilla_proof` of a TEST_CIRCUIT request.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct TestSpec {
+    /// "mix" or "sha".
+    pub circuit: String,
+    pub log_size: u32,
+    #[serde(default)]
+    pub seed: u64,
+    #[serde(default = "one")]
+    pub partitions: usize,
+}
+
+fn one() -> usize {
+    1
+}
+
+impl TestSpec {
+    fn circuit_id(&self) -> String {
+        format!("test-{}-{}-{}", self.circuit, self.log_size, self.seed)
+    }
+}
+
+/// Decodes requests; remembers which test parameter sets it has registered.
+pub struct Kinds {
+    test_circuits: bool,
+    registered: Mutex<HashSet<String>>,
+}
+
+impl Kinds {
+    pub fn new(test_circuits: bool) -> Kinds {
+        Kinds {
+            test_circuits,
+            registered: Mutex::default(),
+        }
+    }
+
+    /// The engine request for a wire request. May take a while (generating test parameters
+    /// the first time): call it off the async runtime.
+    pub fn decode(
+        &self,
+        engine: &Engine,
+        req: &proto::SubmitProofRequest,
+    ) -> Result<ProofRequest, BadRequest> {
+        let bad = |m: String| Err(BadRequest(m));
+        let priority = match proto::Priority::try_from(req.priority) {
+            Ok(proto::Priority::Unspecified | proto::Priority::Normal) => Priority::Normal,
+            Ok(proto::Priority::Low) => Priority::Low,
+            Ok(proto::Priority::High) => Priority::High,
+            Ok(proto::Priority::Critical) => Priority::Critical,
+            Err(_) => return bad(format!("unknown priority {}", req.priority)),
+        };
+        let kind = match proto::ProofKind::try_from(req.proof_kind) {
+            Ok(k) => k,
+            Err(_) => return bad(format!("unknown proof kind {}", req.proof_kind)),
+        };
+        let request_id = (!req.request_id.is_empty()).then(|| req.request_id.clone());
+        match kind {
+            proto::ProofKind::Unspecified => bad("proof_kind is unspecified".into()),
+            proto::ProofKind::TestCircuit => {
+                if !self.test_circuits {
+                    return bad("the TEST_CIRCUIT kind is disabled on this daemon (daemon.test_circuits = false)".into());
+                }
+                let spec = parse_test_spec(&req.vanilla_proof)?;
+                let circuit_id = spec.circuit_id();
+                self.ensure_test_params(engine, &spec, &circuit_id)?;
+                let partitions = test_partitions(&spec)?;
+                Ok(ProofRequest {
+                    request_id,
+                    circuit_id,
+                    priority,
+                    work: Box::new(CircuitProofs::new(format!("test-{}", spec.circuit), partitions)),
+                })
+            }
+            other => bad(format!(
+                "proof kind {} is not supported by this build of cuzk (the Filecoin proof kinds are not built yet)",
+                other.as_str_name()
+            )),
+        }
+    }
+
+    fn ensure_test_params(
+        &self,
+        engine: &Engine,
+        spec: &TestSpec,
+        id: &str,
+    ) -> Result<(), BadRequest> {
+        let mut registered = self.registered.lock().unwrap_or_else(|e| e.into_inner());
+        if registered.contains(id) {
+            return Ok(());
+        }
+        use rand::SeedableRng;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(spec.seed ^ u64::from(spec.log_size));
+        let params = match spec.circuit.as_str() {
+            "mix" => generate_random_parameters(mix(spec)?, &mut rng),
+            _ => generate_random_parameters(sha(spec)?, &mut rng),
+        }
+        .map_err(|e| BadRequest(format!("cannot generate parameters for {id}: {e}")))?;
+        engine.register_params(id, Arc::new(params));
+        registered.insert(id.to_string());
+        Ok(())
+    }
+}
+
+fn parse_test_spec(bytes: &[u8]) -> Result<TestSpec, BadRequest> {
+    if bytes.is_empty() {
+        return Err(BadRequest(
+            "vanilla_proof is empty (a TEST_CIRCUIT request carries a JSON description)".into(),
+        ));
+    }
+    let spec: TestSpec = serde_json::from_slice(bytes).map_err(|e| {
+        BadRequest(format!(
+            "vanilla_proof is not a test circuit description ({} bytes): {e}",
+            bytes.len()
+        ))
+    })?;
+    if !matches!(spec.circuit.as_str(), "mix" | "sha") {
+        return Err(BadRequest(format!(
+            "unknown test circuit `{}` (mix or sha)",
+            spec.circuit
+        )));
+    }
+    if spec.log_size > MAX_TEST_LOG_SIZE {
+        return Err(BadRequest(format!(
+            "log_size {} is above the test limit of {MAX_TEST_LOG_SIZE}",
+            spec.log_size
+        )));
+    }
+    if !(1..=MAX_TEST_PARTITIONS).contains(&spec.partitions) {
+        return Err(BadRequest(format!(
+            "partitions must be between 1 and {MAX_TEST_PARTITIONS}, not {}",
+            spec.partitions
+        )));
+    }
+    Ok(spec)
+}
+
+fn mix(spec: &TestSpec) -> Result<MixCircuit, BadRequest> {
+    MixCircuit::try_new(spec.log_size, MixCircuit::DEFAULT_BIT_FRACTION, spec.seed)
+        .map_err(|e| BadRequest(e.to_string()))
+}
+
+fn sha(spec: &TestSpec) -> Result<ShaCircuit, BadRequest> {
+    ShaCircuit::try_new(spec.log_size, spec.seed).map_err(|e| BadRequest(e.to_string()))
+}
+
+fn test_partitions(spec: &TestSpec) -> Result<Vec<Partition>, BadRequest> {
+    (0..spec.partitions)
+        .map(|_| {
+            Ok(match spec.circuit.as_str() {
+                "mix" => {
+                    let c = mix(spec)?;
+                    let input = c.public_input();
+                    Partition::from_circuit(c, vec![input])
+                }
+                _ => {
+                    let c = sha(spec)?;
+                    let input = c.public_input();
+                    Partition::from_circuit(c, vec![input])
+                }
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_specs_are_checked() {
+        let ok = parse_test_spec(br#"{"circuit":"mix","log_size":6}"#).unwrap();
+        assert_eq!((ok.seed, ok.partitions), (0, 1));
+        for (text, expected) in [
+            ("", "empty"),
+            ("garbage", "not a test circuit description"),
+            (r#"{"circuit":"rsa","log_size":6}"#, "unknown test circuit"),
+            (r#"{"circuit":"mix","log_size":40}"#, "above the test limit"),
+            (
+                r#"{"circuit":"mix","log_size":6,"partitions":0}"#,
+                "partitions must be",
+            ),
+            (
+                r#"{"circuit":"mix","log_size":6,"extra":1}"#,
+                "unknown field",
+            ),
+        ] {
+            let err = parse_test_spec(text.as_bytes()).unwrap_err().to_string();
+            assert!(err.contains(expected), "{text}: {err}");
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! The optional HTTP listener: `GET /metrics` (Prometheus text) and `GET /status` (JSON), for
+//! scrapers and health checks that do not speak gRPC.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::header;
+use axum::response::IntoResponse;
+use axum::routing::get;
+use axum::{Json, Router};
+use cuzk_core::Engine;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+
+/// Serves until `stop` completes.
+pub async fn spawn(
+    addr: SocketAddr,
+    engine: Arc<Engine>,
+    stop: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<JoinHandle<()>> {
+    let listener = TcpListener::bind(addr).await?;
+    let app = Router::new()
+        .route("/metrics", get(metrics))
+        .route("/status", get(status))
+        .with_state(engine);
+    Ok(tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, app)
+            .with_graceful_shutdown(stop)
+            .await
+        {
+            tracing::warn!("the status listener failed: {e}");
+        }
+    }))
+}
+
+async fn metrics(State(engine): State<Arc<Engine>>) -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        engine.metrics(),
+    )
+}
+
+async fn status(State(engine): State<Arc<Engine>>) -> Json<serde_json::Value> {
+    let engine = Arc::clone(&engine);
+    let s = tokio::task::spawn_blocking(move || engine.status()).await;
+    Json(match s {
+        Ok(s) => status_json(&s),
+        Err(e) => serde_json::json!({ "error": e.to_string() }),
+    })
+}
+
+/// The engine's status as JSON.
+fn status_json(s: &cuzk_core::EngineStatus) -> serde_json::Value {
+    serde_json::json!({
+        "uptime_seconds": s.uptime.as_secs(),
+        "total_proofs_completed": s.total_completed,
+        "total_proofs_failed": s.total_failed,
+        "self_check_failures": s.self_check_failures,
+        "synthesis_threads": s.synthesis_threads,
+        "cpu_provers": s.cpu_provers,
+        "gpu_workers": s.gpu_workers,
+        "memory": {
+            "reserved_bytes": s.memory_reserved_bytes,
+            "peak_bytes": s.memory_peak_bytes,
+            "budget_bytes": s.memory_budget_bytes,
+        },
+        "gpus": s.gpus.iter().map(|g| serde_json::json!({
+            "ordinal": g.ordinal,
+            "name": g.name,
+            "vram_total_bytes": g.vram_total_bytes,
+            "vram_free_bytes": g.vram_free_bytes,
+            "busy_fraction": g.busy_fraction,
+        })).collect::<Vec<_>>(),
+        "queues": s.queues.iter().map(|q| serde_json::json!({
+            "kind": q.kind, "pending": q.pending, "in_progress": q.in_progress,
+        })).collect::<Vec<_>>(),
+        "srs": s.srs.iter().map(|x| serde_json::json!({
+            "circuit_id": x.circuit_id,
+            "tier": format!("{:?}", x.tier).to_uppercase(),
+            "size_bytes": x.size_bytes,
+            "ref_count": x.ref_count,
+        })).collect::<Vec<_>>(),
+    })
+}
