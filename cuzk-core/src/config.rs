@@ -55,6 +55,24 @@ pub struct EngineConfig {
     /// Verify every proof before returning it; a proof that fails is proved again once.
     /// Default true.
     pub self_check: bool,
+    /// How partitions are synthesized: "matrices" (the constraint matrices of a circuit id
+    /// recorded once, then per proof the witness and three sparse products; partitions whose
+    /// kind opts out are synthesized in full) or "full" (always the full synthesis).
+    /// Default "matrices".
+    pub synthesis: SynthesisPath,
+    /// Folder where recorded matrices are saved as `<circuit id>.r1cs` and loaded from on the
+    /// next start; empty = kept in memory only. A file is keyed by its circuit id: give a
+    /// changed circuit a new id. Default "".
+    pub matrix_cache: PathBuf,
+}
+
+/// See [`EngineConfig::synthesis`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SynthesisPath {
+    #[default]
+    Matrices,
+    Full,
 }
 
 impl Default for EngineConfig {
@@ -65,6 +83,8 @@ impl Default for EngineConfig {
             cpu_provers: 1,
             finalizer_threads: 2,
             self_check: true,
+            synthesis: SynthesisPath::Matrices,
+            matrix_cache: PathBuf::new(),
         }
     }
 }

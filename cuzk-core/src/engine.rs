@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use bellperson_lite::matrices::{ConstraintMatrices, MatrixFileError};
 use bellperson_lite::Parameters;
 use rand::RngCore;
 
@@ -20,6 +21,7 @@ use crate::error::EngineError;
 #[cfg(feature = "cuda")]
 use crate::gpu_workers::GpuDevice;
 use crate::job::{Job, JobId, JobResult, JobState, JobTable, ProofRequest};
+use crate::kind::MatrixPath;
 use crate::metrics::{Gauges, Metrics};
 use crate::scheduler::{PartitionQueue, PushError};
 use crate::srs::{SrsManager, SrsStatus};
@@ -42,7 +44,13 @@ pub(crate) struct Shared {
     /// Bytes of a synthesized partition, per circuit id, as last measured: the estimate for
     /// the next one when its kind gives none.
     working_sets: Mutex<HashMap<String, u64>>,
+    /// Constraint matrices per circuit id, recorded (or loaded) once; the inner lock makes
+    /// the other partitions of a circuit wait for the first one's recording.
+    matrices: Mutex<HashMap<String, MatrixSlot>>,
 }
+
+/// One circuit id's matrices, once recorded.
+type MatrixSlot = Arc<Mutex<Option<Arc<ConstraintMatrices>>>>;
 
 impl Shared {
     pub(crate) fn seen_working_set(&self, circuit_id: &str) -> Option<u64> {
@@ -51,6 +59,56 @@ impl Shared {
             .unwrap_or_else(|e| e.into_inner())
             .get(circuit_id)
             .copied()
+    }
+
+    /// The matrices of `circuit_id`, recorded from `path` (and saved, or loaded, under
+    /// `engine.matrix_cache`) the first time. A failed recording is not remembered: the next
+    /// partition tries again.
+    pub(crate) fn matrices_for(
+        &self,
+        circuit_id: &str,
+        path: &MatrixPath,
+    ) -> Result<Arc<ConstraintMatrices>, MatrixFileError> {
+        let slot = Arc::clone(
+            self.matrices
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(circuit_id.to_string())
+                .or_default(),
+        );
+        let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = slot.as_ref() {
+            return Ok(Arc::clone(m));
+        }
+        let started = Instant::now();
+        let folder = &self.config.engine.matrix_cache;
+        let recorded = if folder.as_os_str().is_empty() {
+            (path.record)(None)?
+        } else {
+            std::fs::create_dir_all(folder).map_err(|source| MatrixFileError::Io {
+                path: folder.clone(),
+                source,
+            })?;
+            let file = folder.join(format!("{circuit_id}.r1cs"));
+            (path.record)(Some((&file, circuit_id)))?
+        };
+        tracing::info!(
+            circuit = circuit_id,
+            constraints = recorded.num_constraints(),
+            ms = started.elapsed().as_millis() as u64,
+            "constraint matrices ready"
+        );
+        let recorded = Arc::new(recorded);
+        *slot = Some(Arc::clone(&recorded));
+        Ok(recorded)
+    }
+
+    /// Forgets the matrices of `circuit_id`.
+    pub(crate) fn forget_matrices(&self, circuit_id: &str) {
+        self.matrices
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(circuit_id);
     }
 
     pub(crate) fn learn_working_set(&self, circuit_id: &str, bytes: u64) {
@@ -245,6 +303,7 @@ impl Engine {
             job_prefix: format!("{:08x}", rand::rngs::OsRng.next_u32()),
             next_job: AtomicU64::new(1),
             working_sets: Mutex::default(),
+            matrices: Mutex::default(),
         });
 
         let engine = Engine {
@@ -461,6 +520,7 @@ impl Engine {
     /// Drops a parameter set from memory: whether it was loaded, and its bytes.
     pub fn evict_srs(&self, circuit_id: &str) -> (bool, u64) {
         self.provers.evict(circuit_id);
+        self.shared.forget_matrices(circuit_id);
         self.shared.srs.evict(circuit_id)
     }
 

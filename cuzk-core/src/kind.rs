@@ -6,9 +6,14 @@
 //! provides the generic kind, [`CircuitProofs`], for any bellpepper circuit; the Filecoin
 //! kinds build on the same trait.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use bellpepper_core::{Circuit, SynthesisError};
+use bellperson_lite::matrices::{
+    load_or_record_matrices, record_matrices, synthesize_witness, ConstraintMatrices,
+    MatrixFileError, Witness,
+};
 use bellperson_lite::synthesis::{synthesize_circuit, ProvingAssignment};
 use bellperson_lite::Scalar;
 
@@ -23,10 +28,24 @@ pub trait ProofWork: Send + 'static {
 }
 
 type SynthesizeFn = dyn Fn() -> Result<ProvingAssignment, SynthesisError> + Send + Sync;
+type WitnessFn = dyn Fn() -> Result<Witness, SynthesisError> + Send + Sync;
+/// Records the circuit's matrices; with a file path and key, loads them from the file when it
+/// holds them and saves them there otherwise.
+type RecordFn =
+    dyn Fn(Option<(&Path, &str)>) -> Result<ConstraintMatrices, MatrixFileError> + Send + Sync;
+
+/// The fast path of a partition's synthesis (see `bellperson_lite::matrices`): its witness,
+/// and how to record its circuit's matrices once for every partition of the same circuit id.
+#[derive(Clone)]
+pub(crate) struct MatrixPath {
+    pub witness: Arc<WitnessFn>,
+    pub record: Arc<RecordFn>,
+}
 
 /// One circuit of a job, ready to be synthesized (again, if its proof has to be redone).
 pub struct Partition {
     synthesize: Arc<SynthesizeFn>,
+    matrix_path: Option<MatrixPath>,
     /// The public inputs the proof is checked against (without the constant one).
     pub public_inputs: Vec<Scalar>,
     /// Estimated bytes of its synthesized form, when the kind knows it; otherwise the engine
@@ -36,16 +55,41 @@ pub struct Partition {
 
 impl Partition {
     /// A partition proving `circuit`. The circuit is cloned for each synthesis, so that a proof
-    /// that fails its self-check can be redone.
+    /// that fails its self-check can be redone. It may be synthesized through the constraint
+    /// matrices of its circuit id (recorded once, then the witness and three products per
+    /// proof): every partition of a circuit id must then have the same constraints, as the
+    /// partitions of one Filecoin proof kind and size do. [`Partition::full_synthesis_only`]
+    /// opts out.
     pub fn from_circuit<C>(circuit: C, public_inputs: Vec<Scalar>) -> Partition
     where
         C: Circuit<Scalar> + Clone + Send + Sync + 'static,
     {
+        let (full, witness, record) = (circuit.clone(), circuit.clone(), circuit);
         Partition {
-            synthesize: Arc::new(move || synthesize_circuit(circuit.clone())),
+            synthesize: Arc::new(move || synthesize_circuit(full.clone())),
+            matrix_path: Some(MatrixPath {
+                witness: Arc::new(move || synthesize_witness(witness.clone())),
+                record: Arc::new(move |file| match file {
+                    Some((path, key)) => {
+                        load_or_record_matrices(path, key, record.clone()).map(|(m, _)| m)
+                    }
+                    None => Ok(record_matrices(record.clone())?),
+                }),
+            }),
             public_inputs,
             working_set_hint: None,
         }
+    }
+
+    /// Always synthesize this partition in full (for circuits whose constraints depend on
+    /// the witness, which the matrix path cannot serve).
+    pub fn full_synthesis_only(mut self) -> Partition {
+        self.matrix_path = None;
+        self
+    }
+
+    pub(crate) fn matrix_path(&self) -> Option<&MatrixPath> {
+        self.matrix_path.as_ref()
     }
 
     /// Sets the working-set estimate.

@@ -15,6 +15,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::Instant;
 
+use bellpepper_core::SynthesisError;
 use bellperson_lite::prover::{batch_randomness, prove_from_assignments_with_timings};
 use bellperson_lite::synthesis::ProvingAssignment;
 use bellperson_lite::verifier::verify_proof;
@@ -22,9 +23,10 @@ use bellperson_lite::{Proof, Scalar};
 use crossbeam_channel::{Receiver, Sender};
 
 use crate::budget::Reservation;
+use crate::config::SynthesisPath;
 use crate::engine::Shared;
 use crate::job::{Job, JobResult, JobState};
-use crate::kind::assignment_bytes;
+use crate::kind::{assignment_bytes, Partition};
 use crate::scheduler::QueuedPartition;
 use crate::srs::LoadedSrs;
 
@@ -79,7 +81,10 @@ fn synthesize_partition(
     }
 
     let started = Instant::now();
-    let assignment = match catch_unwind(AssertUnwindSafe(|| partition.synthesize())) {
+    let synthesized = catch_unwind(AssertUnwindSafe(|| {
+        synthesize_with(shared, &job.circuit_id, partition)
+    }));
+    let assignment = match synthesized {
         Ok(Ok(a)) => a,
         Ok(Err(e)) => return Err(format!("partition {}: synthesis failed: {e}", item.index)),
         Err(panic) => {
@@ -107,6 +112,33 @@ fn synthesize_partition(
         s: s[0],
         reservation,
     }))
+}
+
+/// A partition's assignment: through its circuit id's matrices when the configuration and the
+/// partition allow it (recorded on first use), else, or if that path fails, in full.
+fn synthesize_with(
+    shared: &Shared,
+    circuit_id: &str,
+    partition: &Partition,
+) -> Result<ProvingAssignment, SynthesisError> {
+    if shared.config.engine.synthesis == SynthesisPath::Matrices {
+        if let Some(path) = partition.matrix_path() {
+            match shared.matrices_for(circuit_id, path) {
+                Ok(matrices) => match matrices.assignment((path.witness)()?) {
+                    Ok(a) => return Ok(a),
+                    Err(e) => tracing::warn!(
+                        circuit = circuit_id,
+                        "the recorded matrices do not fit this partition ({e}); synthesizing it in full"
+                    ),
+                },
+                Err(e) => tracing::warn!(
+                    circuit = circuit_id,
+                    "no constraint matrices ({e}); synthesizing in full"
+                ),
+            }
+        }
+    }
+    partition.synthesize()
 }
 
 /// A CPU prover: proves synthesized partitions until the channel closes.

@@ -454,3 +454,53 @@ async fn one_to_four_provers_under_load_all_finish() {
         assert!(report.drained && report.threads_stopped, "{report:?}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn matrices_are_recorded_once_saved_and_reloaded() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = config(2, 1);
+    c.engine.matrix_cache = dir.path().to_path_buf();
+    let file = dir.path().join("mix-8.r1cs");
+    for round in 0..2 {
+        let (engine, _) = engine(c.clone());
+        let r = engine
+            .prove(mix_request(8, 3, Priority::Normal))
+            .await
+            .unwrap();
+        assert_eq!(r.state, JobState::Completed, "round {round}: {:?}", r.error);
+        assert!(file.is_file(), "round {round}: no matrix file");
+    }
+    // A damaged file is recorded again, and the proofs still verify (self-check).
+    let len = std::fs::metadata(&file).unwrap().len();
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes.truncate(bytes.len() / 2);
+    std::fs::write(&file, bytes).unwrap();
+    let (engine, _) = self::engine(c.clone());
+    let r = engine
+        .prove(mix_request(8, 1, Priority::Normal))
+        .await
+        .unwrap();
+    assert_eq!(r.state, JobState::Completed, "{:?}", r.error);
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().len(),
+        len,
+        "rewritten in full"
+    );
+
+    // Full synthesis on demand, and per partition.
+    let mut full = config(1, 1);
+    full.engine.synthesis = cuzk_core::config::SynthesisPath::Full;
+    let (engine, _) = self::engine(full);
+    let r = engine
+        .prove(mix_request(6, 2, Priority::Normal))
+        .await
+        .unwrap();
+    assert_eq!(r.state, JobState::Completed, "{:?}", r.error);
+    let (engine, _) = self::engine(config(1, 1));
+    let p = Partition::from_circuit(mix(6), vec![mix(6).public_input()]).full_synthesis_only();
+    let r = engine
+        .prove(request("mix-6", Priority::Normal, vec![p]))
+        .await
+        .unwrap();
+    assert_eq!(r.state, JobState::Completed, "{:?}", r.error);
+}
