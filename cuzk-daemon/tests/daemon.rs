@@ -109,10 +109,14 @@ impl Daemon {
         self.child.id() as i32
     }
 
-    /// Sends SIGTERM and waits for the exit status.
-    fn terminate(&mut self, within: Duration) -> std::process::ExitStatus {
+    /// Sends SIGTERM.
+    fn signal_term(&self) {
         // SAFETY (of the test): signals a child process this test started.
         unsafe { libc::kill(self.pid(), libc::SIGTERM) };
+    }
+
+    /// Waits for the exit status.
+    fn wait_exit(&mut self, within: Duration) -> std::process::ExitStatus {
         let started = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -431,8 +435,27 @@ async fn a_full_queue_then_sigterm_with_jobs_in_flight() {
     let mut waiter = c.clone();
     let waiting = tokio::spawn(async move { await_job(&mut waiter, &running, 0).await });
     tokio::time::sleep(Duration::from_millis(50)).await;
+    daemon.signal_term();
+    // While it drains (the jobs in flight have 2 s), new work is refused as UNAVAILABLE.
+    let started = Instant::now();
+    loop {
+        let code = submit(&mut c, test_request(long)).await.unwrap_err().code();
+        if code == Code::Unavailable {
+            break;
+        }
+        assert_eq!(
+            code,
+            Code::ResourceExhausted,
+            "before the drain: the queue is full"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "never UNAVAILABLE"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     let status = tokio::task::spawn_blocking(move || {
-        let status = daemon.terminate(Duration::from_secs(60));
+        let status = daemon.wait_exit(Duration::from_secs(60));
         (status, daemon)
     })
     .await
