@@ -15,6 +15,7 @@
 //! - `scheduler`: the priority queue of partitions.
 //! - `budget`: the host-memory budget (blocking reservations).
 //! - [`srs`]: the parameter sets by circuit id: loading, sharing, LRU eviction, tiers.
+//! - `page_cache`: whether a file is in the page cache (the WARM tier).
 //! - [`sweep`]: a load generator for benchmarks (jobs kept in flight, steady-state figures).
 //! - [`metrics`]: counters and histograms in the Prometheus text format.
 //! - [`pipeline`]: the stages of one proof: synthesis, then the GPU prover's start and finish
@@ -32,6 +33,7 @@ mod gpu_workers;
 pub mod job;
 pub mod kind;
 pub mod metrics;
+mod page_cache;
 pub mod pipeline;
 mod scheduler;
 pub mod srs;

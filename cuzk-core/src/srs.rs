@@ -18,6 +18,8 @@ use bellperson_lite::params::{read_parameters_mmap, G1_UNCOMPRESSED_BYTES, G2_UN
 use bellperson_lite::verifier::{prepare_verifying_key, PreparedVerifyingKey};
 use bellperson_lite::{Parameters, ParamsError};
 
+use crate::page_cache::resident_fraction;
+
 /// Why a parameter set is not available.
 #[derive(Debug, thiserror::Error)]
 pub enum SrsError {
@@ -35,8 +37,9 @@ pub struct LoadedSrs {
     pub size_bytes: u64,
 }
 
-/// Where a set is (the wire protocol's tiers). Only HOT and COLD are told apart here: whether
-/// an unloaded file sits in the page cache (WARM) is not tracked.
+/// Where a set is (the wire protocol's tiers): HOT when loaded; an unloaded file is WARM when
+/// at least half of it is in the page cache (loading it reads memory, not the disk), else
+/// COLD.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SrsTier {
     Hot,
@@ -239,10 +242,12 @@ impl SrsManager {
             })
             .collect();
         for id in self.files.keys().filter(|id| !slots.contains_key(*id)) {
-            if let Ok(meta) = std::fs::metadata(self.path_of(id)) {
+            let path = self.path_of(id);
+            if let Ok(meta) = std::fs::metadata(&path) {
+                let warm = resident_fraction(&path).is_some_and(|f| f >= 0.5);
                 out.push(SrsStatus {
                     circuit_id: id.clone(),
-                    tier: SrsTier::Cold,
+                    tier: if warm { SrsTier::Warm } else { SrsTier::Cold },
                     size_bytes: meta.len(),
                     ref_count: 0,
                 });
@@ -320,6 +325,14 @@ mod tests {
         assert_eq!(m.evict("a"), (false, 0));
         assert!(!m.preload("a").unwrap().0);
         assert!(m.preload("a").unwrap().0);
+        // A configured file that is not loaded but was just written (in the page cache).
+        assert!(m.evict("c").0);
+        let c = m
+            .status()
+            .into_iter()
+            .find(|s| s.circuit_id == "c")
+            .unwrap();
+        assert_eq!((c.tier, c.ref_count), (SrsTier::Warm, 0));
     }
 
     #[test]
