@@ -21,10 +21,11 @@ cuzk_groth16_params::~cuzk_groth16_params() {
     // Teardown, not the proving path: the plain cudaFree (which waits for the device) is fine.
     if (d_block) {
         cudaSetDevice(device);
-        cudaFree(d_block);
+        cudaFree(d_block);  // device-wide-ok: teardown
         locks->vram.release(reserved);
     }
     for (g1_vector_t* v : vectors())
+        // device-wide-ok: teardown
         if (v->pinned) cudaHostUnregister(const_cast<affine_t*>(v->host));
 }
 
@@ -67,6 +68,7 @@ std::unique_ptr<params_t> make_params(cuzk_gpu_locks* given, int device, int res
     if (residency == CUZK_RESIDENCY_AUTO && total > 0 && total * 2 <= locks->vram.total() &&
         locks->vram.try_reserve(total)) {
         p->reserved = total;
+        // device-wide-ok: once per parameter set, when it is put on the device
         cudaError_t err = cudaMalloc(&p->d_block, total);
         if (err != cudaSuccess) {
             (void)cudaGetLastError();
@@ -92,8 +94,9 @@ std::unique_ptr<params_t> make_params(cuzk_gpu_locks* given, int device, int res
         // system allows it (a read-only file mapping may refuse; then copies are slower).
         for (g1_vector_t* v : p->vectors()) {
             if (v->len == 0) continue;
-            cudaError_t err =
-                cudaHostRegister(const_cast<affine_t*>(v->host), v->len * sizeof(affine_t), cudaHostRegisterReadOnly);
+            // device-wide-ok: once per parameter set, when it is put on the device
+            const cudaError_t err = cudaHostRegister(const_cast<affine_t*>(v->host), v->len * sizeof(affine_t),
+                                                     cudaHostRegisterReadOnly);
             if (err == cudaSuccess) v->pinned = true;
             else (void)cudaGetLastError();
         }

@@ -47,6 +47,7 @@ domain_t build_domain() {
     const size_t consts = 2 * (MAX_LOG + 1) + 1;
     const size_t total = 8 * size_t(TABLE_LEN) + consts;
     fr_t* mem = nullptr;
+    // device-wide-ok: the tables are built once per device, when its locks are created
     CUZK_CUDA_CHECK(cudaMalloc(&mem, total * sizeof(fr_t)));
     fr_t* tables = mem;
     fr_t* n_inv = mem + 8 * size_t(TABLE_LEN);

@@ -111,10 +111,11 @@ template <class T>
 class pinned_ptr_t {
 public:
     explicit pinned_ptr_t(size_t count) : count_(count) {
+        // device-wide-ok: pinned buffers are made when a GPU's locks are created, not per proof
         if (count) CUZK_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&p_), count * sizeof(T)));
     }
     ~pinned_ptr_t() {
-        if (p_) cudaFreeHost(p_);
+        if (p_) cudaFreeHost(p_);  // device-wide-ok: teardown
     }
     pinned_ptr_t(const pinned_ptr_t&) = delete;
     pinned_ptr_t& operator=(const pinned_ptr_t&) = delete;
