@@ -285,6 +285,8 @@ impl<P: ProvingKey + Send + Sync + 'static> GpuPending<P> {
         })??;
         let ms = |v: f32| Duration::from_secs_f64(f64::from(v) / 1e3);
         timings.upload = ms(gpu.wait_memory_ms + gpu.upload_ms + gpu.wait_compute_ms);
+        timings.wait_memory = ms(gpu.wait_memory_ms);
+        timings.wait_compute = ms(gpu.wait_compute_ms);
         timings.ntt = ms(gpu.ntt_ms);
         timings.msm_h = ms(gpu.msm_h_ms);
         timings.msm_l = ms(gpu.msm_l_ms);

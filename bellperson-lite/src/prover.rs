@@ -31,6 +31,10 @@ pub struct PhaseTimings {
     pub prep: Duration,
     /// GPU backend: waiting for the GPU's locks and VRAM, and the host-to-device copies.
     pub upload: Duration,
+    /// GPU backend, part of `upload`: waiting for the memory lock and a VRAM reservation.
+    pub wait_memory: Duration,
+    /// GPU backend, part of `upload`: waiting for the compute lock after the copies.
+    pub wait_compute: Duration,
     /// The seven NTTs and the pointwise work that give the coefficients of H.
     pub ntt: Duration,
     pub msm_h: Duration,

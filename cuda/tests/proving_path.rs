@@ -105,12 +105,21 @@ fn no_unmarked_device_wide_call_in_the_cuda_sources() {
 fn the_check_catches_what_it_should() {
     assert_eq!(offences("  cudaDeviceSynchronize();").len(), 1);
     assert_eq!(offences("CUZK_CUDA_CHECK(cudaMalloc (&p, n));").len(), 1);
-    assert_eq!(offences("cudaFree(p); // device-wide-ok: teardown").len(), 0);
-    assert_eq!(offences("// device-wide-ok: once\ncudaMalloc(&p, n);").len(), 0);
+    assert_eq!(
+        offences("cudaFree(p); // device-wide-ok: teardown").len(),
+        0
+    );
+    assert_eq!(
+        offences("// device-wide-ok: once\ncudaMalloc(&p, n);").len(),
+        0
+    );
     assert_eq!(
         offences("cudaMallocAsync(&p, n, s); cudaMemcpyAsync(d, h, n, k, s);").len(),
         0
     );
-    assert_eq!(offences("// cudaDeviceSynchronize() would wait for everyone").len(), 0);
+    assert_eq!(
+        offences("// cudaDeviceSynchronize() would wait for everyone").len(),
+        0
+    );
     assert_eq!(offences("my_cudaFree(p);").len(), 0);
 }

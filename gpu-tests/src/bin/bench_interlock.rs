@@ -1,0 +1,342 @@
+//! The two-lock interlock under load (issue 6): 1 to 4 GPU workers sharing one GPU's locks,
+//! fed with one synthesized circuit replayed (copies made ahead by producer threads, so that
+//! synthesis is not what limits), each proof's GPU half on a worker and its B_G2 and
+//! assembly on one of two finalizers, as the engine does. Benchmark parameters, resident.
+//!
+//! Per worker count: steady-state seconds per proof (proofs after the first `workers`, by the
+//! time their GPU half ended), the GPU busy fraction over that window (kernel time of the
+//! proofs in it, from CUDA events, over its length; and the compute lock's own counter over
+//! the whole run), the compute time per proof, and a timeline picture
+//! (`$OUT/interlock_<circuit>_<workers>w.svg`: one lane per worker with its phases, the
+//! finalizers, and the GPU).
+//!
+//! Usage: `bench_interlock [sha|mix] [LOG] [PROOFS]` (default sha 22 24).
+
+use std::fmt::Write as _;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bellperson_lite::circuits::{MixCircuit, ShaCircuit};
+use bellperson_lite::generator::{BenchmarkSrs, CircuitShape};
+use bellperson_lite::gpu::{device_params, prove_start};
+use bellperson_lite::prover::PhaseTimings;
+use bellperson_lite::synthesis::{synthesize_circuit, ProvingAssignment};
+use blstrs::Scalar;
+use ff::Field;
+use rand::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+use supraseal_c2::groth16::{DeviceParams, GpuLocks};
+
+const FINALIZERS: usize = 2;
+/// Threads making the copies of the circuit that stand in for fresh syntheses. A copy of a
+/// 2^22 assignment is about 0.6 GB of freshly faulted memory (~0.3 s on one thread): two
+/// producers were what limited the first runs, not the GPU.
+const PRODUCERS: usize = 8;
+
+/// One proof's timeline, in seconds since the point started.
+#[derive(Clone, Debug)]
+struct Trace {
+    worker: usize,
+    taken: f64,
+    t: PhaseTimings,
+    gpu_end: f64,
+    finalizer: usize,
+    finish_start: f64,
+    finish_end: f64,
+}
+
+impl Trace {
+    fn kernels(&self) -> f64 {
+        (self.t.ntt + self.t.msm_h + self.t.msm_l + self.t.msm_a + self.t.msm_b_g1).as_secs_f64()
+    }
+}
+
+struct Point {
+    workers: usize,
+    seconds_per_proof: f64,
+    busy_window: f64,
+    busy_counter: f64,
+    kernels_per_proof: f64,
+    traces: Vec<Trace>,
+}
+
+fn run_point(
+    workers: usize,
+    proofs: usize,
+    assignment: &ProvingAssignment,
+    srs: &Arc<BenchmarkSrs>,
+    dp: &DeviceParams,
+    locks: &GpuLocks,
+) -> Result<Point, String> {
+    let (input_tx, input_rx) = crossbeam_channel::bounded::<ProvingAssignment>(workers + 1);
+    let (done_tx, done_rx) = crossbeam_channel::bounded(FINALIZERS);
+    let made = AtomicUsize::new(0);
+    let traces = Mutex::new(Vec::new());
+    let failure = Mutex::new(None::<String>);
+    let busy_before = locks.info().map_err(|e| e.to_string())?.compute_busy_ns;
+    let start = Instant::now();
+    let since = |t: Instant| t.duration_since(start).as_secs_f64();
+    std::thread::scope(|scope| {
+        for _ in 0..PRODUCERS {
+            let input_tx = input_tx.clone();
+            let made = &made;
+            scope.spawn(move || {
+                while made.fetch_add(1, Ordering::Relaxed) < proofs {
+                    if input_tx.send(assignment.clone()).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(input_tx);
+        for worker in 0..workers {
+            let (input_rx, done_tx) = (input_rx.clone(), done_tx.clone());
+            let failure = &failure;
+            scope.spawn(move || {
+                let mut rng = ChaCha20Rng::seed_from_u64(worker as u64);
+                for a in input_rx {
+                    let taken = Instant::now();
+                    let (r, s) = ([Scalar::random(&mut rng)], [Scalar::random(&mut rng)]);
+                    match prove_start(vec![a], srs, dp, Some(locks), &r, &s) {
+                        Ok(pending) => {
+                            let gpu_end = Instant::now();
+                            if done_tx.send((worker, taken, gpu_end, pending)).is_err() {
+                                return;
+                            }
+                        }
+                        Err(e) => {
+                            *failure.lock().unwrap() = Some(e.to_string());
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+        drop(done_tx);
+        for finalizer in 0..FINALIZERS {
+            let done_rx = done_rx.clone();
+            let (traces, failure) = (&traces, &failure);
+            scope.spawn(move || {
+                for (worker, taken, gpu_end, pending) in done_rx {
+                    let finish_start = Instant::now();
+                    match pending.finish() {
+                        Ok((_, t)) => traces.lock().unwrap().push(Trace {
+                            worker,
+                            taken: since(taken),
+                            t,
+                            gpu_end: since(gpu_end),
+                            finalizer,
+                            finish_start: since(finish_start),
+                            finish_end: since(Instant::now()),
+                        }),
+                        Err(e) => *failure.lock().unwrap() = Some(e.to_string()),
+                    }
+                }
+            });
+        }
+    });
+    let wall = start.elapsed();
+    if let Some(e) = failure.into_inner().unwrap() {
+        return Err(e);
+    }
+    let busy_after = locks.info().map_err(|e| e.to_string())?.compute_busy_ns;
+    let mut traces = traces.into_inner().unwrap();
+    traces.sort_by(|a, b| a.gpu_end.total_cmp(&b.gpu_end));
+    if traces.len() <= workers {
+        return Err(format!("only {} proofs", traces.len()));
+    }
+    // Steady state: from the GPU end of proof `workers` to the last one's.
+    let from = traces[workers - 1].gpu_end;
+    let to = traces.last().map_or(from, |t| t.gpu_end);
+    let window = &traces[workers..];
+    let kernels: f64 = window.iter().map(Trace::kernels).sum();
+    let mut per_proof: Vec<f64> = traces.iter().map(Trace::kernels).collect();
+    per_proof.sort_by(f64::total_cmp);
+    Ok(Point {
+        workers,
+        seconds_per_proof: (to - from) / window.len() as f64,
+        busy_window: kernels / (to - from),
+        busy_counter: (busy_after - busy_before) as f64 / wall.as_nanos() as f64,
+        kernels_per_proof: per_proof[per_proof.len() / 2],
+        traces,
+    })
+}
+
+/// The timeline as an SVG picture: a lane per worker (prep, wait for memory, upload, wait for
+/// compute, kernels), a lane per finalizer (B_G2 and assembly), and the GPU's kernels.
+fn svg(title: &str, p: &Point) -> String {
+    let end = p
+        .traces
+        .iter()
+        .map(|t| t.finish_end)
+        .fold(0.0, f64::max)
+        .max(1e-9);
+    let (width, lane, left) = (1400.0, 22.0, 90.0);
+    let lanes = p.workers + FINALIZERS + 1;
+    let height = 60.0 + lane * lanes as f64 + 40.0;
+    let x = |t: f64| left + (width - left - 10.0) * t / end;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="11">"#
+    );
+    let _ = writeln!(out, r#"<text x="10" y="18" font-size="13">{title}</text>"#);
+    let rect = |out: &mut String, row: usize, a: f64, b: f64, color: &str| {
+        if b > a {
+            let y = 40.0 + lane * row as f64;
+            let _ = writeln!(
+                out,
+                r#"<rect x="{:.1}" y="{y:.1}" width="{:.2}" height="{:.1}" fill="{color}"/>"#,
+                x(a),
+                (x(b) - x(a)).max(0.5),
+                lane - 4.0
+            );
+        }
+    };
+    for w in 0..p.workers {
+        let _ = writeln!(
+            out,
+            r#"<text x="8" y="{:.1}">worker {w}</text>"#,
+            40.0 + lane * w as f64 + 13.0
+        );
+    }
+    for f in 0..FINALIZERS {
+        let row = p.workers + f;
+        let _ = writeln!(
+            out,
+            r#"<text x="8" y="{:.1}">finalizer {f}</text>"#,
+            40.0 + lane * row as f64 + 13.0
+        );
+    }
+    let gpu_row = p.workers + FINALIZERS;
+    let _ = writeln!(
+        out,
+        r#"<text x="8" y="{:.1}">GPU</text>"#,
+        40.0 + lane * gpu_row as f64 + 13.0
+    );
+    for t in &p.traces {
+        let s = |d: Duration| d.as_secs_f64();
+        let mut at = t.taken;
+        for (d, color) in [
+            (s(t.t.prep), "#9e9e9e"),
+            (s(t.t.wait_memory), "#ffe082"),
+            (
+                s(t.t.upload) - s(t.t.wait_memory) - s(t.t.wait_compute),
+                "#4fc3f7",
+            ),
+            (s(t.t.wait_compute), "#ffcc80"),
+        ] {
+            rect(&mut out, t.worker, at, at + d.max(0.0), color);
+            at += d.max(0.0);
+        }
+        rect(&mut out, t.worker, at, t.gpu_end, "#e53935");
+        rect(
+            &mut out,
+            gpu_row,
+            t.gpu_end - t.kernels(),
+            t.gpu_end,
+            "#e53935",
+        );
+        rect(
+            &mut out,
+            p.workers + t.finalizer,
+            t.finish_start,
+            t.finish_end,
+            "#7e57c2",
+        );
+    }
+    let legend_y = 40.0 + lane * lanes as f64 + 16.0;
+    let mut lx = left;
+    for (name, color) in [
+        ("prep (checks, split)", "#9e9e9e"),
+        ("wait: memory lock + VRAM", "#ffe082"),
+        ("upload", "#4fc3f7"),
+        ("wait: compute lock", "#ffcc80"),
+        ("kernels", "#e53935"),
+        ("B_G2 + assembly", "#7e57c2"),
+    ] {
+        let _ = writeln!(
+            out,
+            r#"<rect x="{lx:.0}" y="{:.0}" width="12" height="12" fill="{color}"/><text x="{:.0}" y="{:.0}">{name}</text>"#,
+            legend_y - 10.0,
+            lx + 16.0,
+            legend_y
+        );
+        lx += 190.0;
+    }
+    let _ = writeln!(
+        out,
+        r#"<text x="{:.0}" y="{:.0}" text-anchor="end">{:.2} s</text></svg>"#,
+        width - 10.0,
+        legend_y,
+        end
+    );
+    out
+}
+
+fn main() -> ExitCode {
+    let mut args = std::env::args().skip(1);
+    let kind = args.next().unwrap_or_else(|| "sha".into());
+    let log: u32 = args.next().and_then(|a| a.parse().ok()).unwrap_or(22);
+    let proofs: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(24);
+    let t = Instant::now();
+    let assignment = match kind.as_str() {
+        "sha" => synthesize_circuit(ShaCircuit::new(log, 1)),
+        _ => synthesize_circuit(MixCircuit::new(log, MixCircuit::DEFAULT_BIT_FRACTION, 1)),
+    }
+    .expect("synthesis");
+    println!(
+        "{kind} 2^{log}: synthesized once in {:.1} s, replayed {proofs} times per point",
+        t.elapsed().as_secs_f64()
+    );
+    let locks = match GpuLocks::new(0, None) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("no GPU: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut rng = ChaCha20Rng::seed_from_u64(7);
+    let srs = Arc::new(BenchmarkSrs::new(CircuitShape::of(&assignment), &mut rng).expect("SRS"));
+    let dp = device_params(&locks, Arc::clone(&srs)).expect("device parameters");
+    let out = std::env::var_os("OUT").map(std::path::PathBuf::from);
+    let mut rows = Vec::new();
+    for workers in 1..=4 {
+        match run_point(workers, proofs, &assignment, &srs, &dp, &locks) {
+            Ok(p) => {
+                if let Some(dir) = &out {
+                    let title = format!(
+                        "{kind} 2^{log}, {workers} GPU worker(s), {FINALIZERS} finalizers: {:.1} ms/proof, GPU busy {:.1}%",
+                        p.seconds_per_proof * 1e3,
+                        p.busy_window * 100.0
+                    );
+                    let path = dir.join(format!("interlock_{kind}{log}_{workers}w.svg"));
+                    if let Err(e) = std::fs::write(&path, svg(&title, &p)) {
+                        eprintln!("cannot write {}: {e}", path.display());
+                    }
+                }
+                rows.push(p);
+            }
+            Err(e) => {
+                eprintln!("{workers} workers: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    println!("\n{kind} 2^{log}: steady state after {proofs} replayed proofs per point");
+    println!("workers  ms/proof  kernels/proof  ratio  GPU busy (window)  GPU busy (lock counter, whole run)");
+    for p in &rows {
+        println!(
+            "{:>7} {:>9.1} {:>14.1} {:>6.3} {:>17.1}% {:>20.1}%",
+            p.workers,
+            p.seconds_per_proof * 1e3,
+            p.kernels_per_proof * 1e3,
+            p.seconds_per_proof / p.kernels_per_proof,
+            p.busy_window * 100.0,
+            p.busy_counter * 100.0
+        );
+    }
+    ExitCode::SUCCESS
+}
