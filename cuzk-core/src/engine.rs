@@ -18,11 +18,10 @@ use rand::RngCore;
 use crate::budget::MemoryBudget;
 use crate::config::Config;
 use crate::error::EngineError;
-#[cfg(feature = "cuda")]
-use crate::gpu_workers::GpuDevice;
 use crate::job::{Job, JobId, JobResult, JobState, JobTable, ProofRequest};
 use crate::kind::MatrixPath;
 use crate::metrics::{Gauges, Metrics};
+use crate::provers::Provers;
 use crate::scheduler::{PartitionQueue, PushError};
 use crate::srs::{SrsManager, SrsStatus};
 use crate::workers::{cpu_prover_loop, synthesis_loop, SynthesizedPartition};
@@ -166,96 +165,6 @@ pub struct GpuStatus {
     pub vram_free_bytes: u64,
     /// Fraction of the engine's uptime its compute lock was held.
     pub busy_fraction: f64,
-}
-
-/// The provers the engine runs: GPU workers when a GPU is used, else CPU provers.
-enum Provers {
-    Cpu(usize),
-    #[cfg(feature = "cuda")]
-    Gpu {
-        devices: Vec<Arc<GpuDevice>>,
-        workers_per_device: usize,
-    },
-}
-
-impl Provers {
-    fn choose(config: &Config) -> Result<Provers, EngineError> {
-        #[cfg(feature = "cuda")]
-        {
-            let devices = crate::gpu_workers::open_devices(config)?;
-            if !devices.is_empty() {
-                return Ok(Provers::Gpu {
-                    devices,
-                    workers_per_device: config.gpus.gpu_workers_per_device,
-                });
-            }
-            if !config.gpus.cpu_only {
-                tracing::warn!("no GPU found: proving on the CPU");
-            }
-        }
-        Ok(Provers::Cpu(config.engine.cpu_provers))
-    }
-
-    fn cpu_provers(&self) -> usize {
-        match self {
-            Provers::Cpu(n) => *n,
-            #[cfg(feature = "cuda")]
-            Provers::Gpu { .. } => 0,
-        }
-    }
-
-    fn gpu_workers(&self) -> usize {
-        match self {
-            Provers::Cpu(_) => 0,
-            #[cfg(feature = "cuda")]
-            Provers::Gpu {
-                devices,
-                workers_per_device,
-            } => devices.len() * workers_per_device,
-        }
-    }
-
-    fn gpu_status(&self, uptime: Duration) -> Vec<GpuStatus> {
-        match self {
-            Provers::Cpu(_) => {
-                let _ = uptime;
-                Vec::new()
-            }
-            #[cfg(feature = "cuda")]
-            Provers::Gpu { devices, .. } => devices
-                .iter()
-                .map(|d| {
-                    let now = supraseal_c2::device::device_info(d.info.ordinal).ok();
-                    GpuStatus {
-                        ordinal: d.info.ordinal as u32,
-                        name: d.info.name.clone(),
-                        vram_total_bytes: d.info.total_bytes as u64,
-                        vram_free_bytes: now.map_or(0, |i| i.free_bytes as u64),
-                        busy_fraction: d.busy_fraction(uptime.as_nanos() as u64),
-                    }
-                })
-                .collect(),
-        }
-    }
-
-    fn gpu_busy_ns(&self) -> Vec<u64> {
-        match self {
-            Provers::Cpu(_) => Vec::new(),
-            #[cfg(feature = "cuda")]
-            Provers::Gpu { devices, .. } => devices.iter().map(|d| d.busy_ns()).collect(),
-        }
-    }
-
-    /// Drops the device copies of a parameter set.
-    fn evict(&self, circuit_id: &str) {
-        match self {
-            Provers::Cpu(_) => {
-                let _ = circuit_id;
-            }
-            #[cfg(feature = "cuda")]
-            Provers::Gpu { devices, .. } => devices.iter().for_each(|d| d.evict(circuit_id)),
-        }
-    }
 }
 
 /// How [`Engine::shutdown`] went.

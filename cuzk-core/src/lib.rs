@@ -8,6 +8,7 @@
 //!
 //! - [`config`]: the TOML configuration, its defaults (`cuzk.example.toml`) and validation.
 //! - [`engine`]: [`Engine`]: intake, job table, status, shutdown; spawns the threads.
+//! - `provers`: which provers run (CPU provers or GPU workers) and what is asked of them.
 //! - `workers`: the synthesis threads, the CPU provers, the self-check and retry.
 //! - `gpu_workers` (feature `cuda`): the GPUs in use, their workers and the finalizers.
 //! - [`job`]: requests, job ids and priorities, job state and results.
@@ -35,6 +36,7 @@ pub mod kind;
 pub mod metrics;
 mod page_cache;
 pub mod pipeline;
+mod provers;
 mod scheduler;
 pub mod srs;
 pub mod sweep;
