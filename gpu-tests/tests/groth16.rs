@@ -24,7 +24,7 @@ use cuzk_gpu_tests::{rng, small};
 use ff::Field;
 use rand::{Rng, RngCore};
 use rand_chacha::ChaCha20Rng;
-use supraseal_c2::groth16::{inject_faults, GpuLocks, Residency};
+use supraseal_c2::groth16::{inject_faults, DeviceParams, GpuLocks, Residency};
 use supraseal_c2::CudaError;
 
 const DEVICE: i32 = 0;
@@ -453,4 +453,62 @@ fn streamed_parameters_give_the_same_proofs() {
     let (gpu, _) =
         prove_from_assignments_gpu(vec![assignment], &params, &dp, Some(&locks), &r, &s).unwrap();
     assert_eq!(cpu[0].to_bytes(), gpu[0].to_bytes());
+}
+
+/// A simulated small card: a VRAM budget with room for one proof and a half (parameters
+/// streamed, so they take none of it). Four workers then must wait for memory in turn: every
+/// proof succeeds and verifies, the peak reservation never exceeds the budget, and all of it
+/// is back at the end.
+#[test]
+fn four_workers_on_a_small_card_wait_for_memory() {
+    let mut rng = rng();
+    let (log, per_worker) = if small() { (10, 2) } else { (14, 6) };
+    let c = ShaCircuit::new(log, 1);
+    let params = Arc::new(generate_random_parameters(c, &mut rng).unwrap());
+    let prove = |locks: &GpuLocks, dp: &DeviceParams, seed: u64| {
+        let mut rng = <ChaCha20Rng as rand::SeedableRng>::seed_from_u64(seed);
+        let c = ShaCircuit::new(log, rng.gen());
+        let input = c.public_input();
+        let (r, s) = randomness(&mut rng, 1);
+        let (proofs, _) = prove_from_assignments_gpu(
+            vec![synthesize_circuit(c).unwrap()],
+            &params,
+            dp,
+            Some(locks),
+            &r,
+            &s,
+        )?;
+        let pvk = prepare_verifying_key(&params.vk);
+        assert!(verify_proof(&pvk, &proofs[0], &[input]).unwrap());
+        Ok::<_, ProverError>(())
+    };
+    // One proof's working set, measured on roomy locks.
+    let roomy = locks();
+    let dp = device_params_with(&roomy, Arc::clone(&params), Residency::Streamed).unwrap();
+    prove(&roomy, &dp, 1).unwrap();
+    let one = roomy.info().unwrap().vram_peak;
+    assert!(one > 0);
+
+    let budget = one * 3 / 2;
+    let small_card = GpuLocks::new(DEVICE, Some(budget)).unwrap();
+    let dp = device_params_with(&small_card, Arc::clone(&params), Residency::Streamed).unwrap();
+    assert!(!dp.is_resident());
+    let seeds: Vec<u64> = (0..4).map(|_| rng.next_u64()).collect();
+    std::thread::scope(|scope| {
+        for (w, seed) in seeds.into_iter().enumerate() {
+            let (small_card, dp, prove) = (&small_card, &dp, &prove);
+            scope.spawn(move || {
+                for i in 0..per_worker {
+                    prove(small_card, dp, seed + i as u64)
+                        .unwrap_or_else(|e| panic!("worker {w}, proof {i}: {e}"));
+                }
+            });
+        }
+    });
+    let info = small_card.info().unwrap();
+    eprintln!("small card of {budget} bytes (one proof: {one}): {info:?}");
+    assert!(info.vram_peak <= budget, "{info:?}");
+    assert_eq!(info.vram_reserved, 0, "{info:?}");
+    assert_eq!(info.proofs_done, 4 * per_worker as u64);
+    assert_eq!(info.proofs_failed, 0);
 }
