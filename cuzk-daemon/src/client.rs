@@ -146,6 +146,121 @@ fn decode_hex(text: &str) -> Result<Vec<u8>> {
         .collect()
 }
 
+/// `cuzk submit`: queues `request`, prints the job id.
+pub async fn submit(c: &mut Client, request: proto::SubmitProofRequest, json: bool) -> Result<()> {
+    let r = c
+        .submit_proof(request)
+        .await
+        .map_err(status_error)?
+        .into_inner();
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({"job_id": r.job_id, "queue_position": r.queue_position})
+        );
+    } else {
+        println!("{} (queue position {})", r.job_id, r.queue_position);
+    }
+    Ok(())
+}
+
+/// Whether a job's end is COMPLETED.
+pub fn completed(r: &proto::AwaitProofResponse) -> bool {
+    r.status == proto::await_proof_response::Status::Completed as i32
+}
+
+/// `cuzk cancel`.
+pub async fn cancel(c: &mut Client, job_id: &str, json: bool) -> Result<()> {
+    let r = c
+        .cancel_proof(proto::CancelProofRequest {
+            job_id: job_id.to_string(),
+        })
+        .await
+        .map_err(status_error)?
+        .into_inner();
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({"job_id": job_id, "was_running": r.was_running})
+        );
+    } else if r.was_running {
+        println!("{job_id}: cancelled (it was running)");
+    } else {
+        println!("{job_id}: cancelled (it had not started, or had ended)");
+    }
+    Ok(())
+}
+
+/// `cuzk status`.
+pub async fn status(c: &mut Client, json: bool) -> Result<()> {
+    let s = c
+        .get_status(proto::GetStatusRequest {})
+        .await
+        .map_err(status_error)?
+        .into_inner();
+    if json {
+        println!("{}", status_json(&s));
+    } else {
+        print_status(&s);
+    }
+    Ok(())
+}
+
+/// `cuzk metrics`.
+pub async fn metrics(c: &mut Client) -> Result<()> {
+    let m = c
+        .get_metrics(proto::GetMetricsRequest {})
+        .await
+        .map_err(status_error)?
+        .into_inner();
+    print!("{}", m.prometheus_text);
+    Ok(())
+}
+
+/// `cuzk preload`.
+pub async fn preload(c: &mut Client, circuit_id: &str, json: bool) -> Result<()> {
+    let r = c
+        .preload_srs(proto::PreloadSrsRequest {
+            circuit_id: circuit_id.to_string(),
+        })
+        .await
+        .map_err(status_error)?
+        .into_inner();
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({"circuit_id": circuit_id, "already_loaded": r.already_loaded, "load_time_ms": r.load_time_ms})
+        );
+    } else if r.already_loaded {
+        println!("{circuit_id}: already loaded");
+    } else {
+        println!("{circuit_id}: loaded in {} ms", r.load_time_ms);
+    }
+    Ok(())
+}
+
+/// `cuzk evict`.
+pub async fn evict(c: &mut Client, circuit_id: &str, json: bool) -> Result<()> {
+    let r = c
+        .evict_srs(proto::EvictSrsRequest {
+            circuit_id: circuit_id.to_string(),
+        })
+        .await
+        .map_err(status_error)?
+        .into_inner();
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({"circuit_id": circuit_id, "was_loaded": r.was_loaded, "freed_bytes": r.freed_bytes})
+        );
+    } else if r.was_loaded {
+        println!("{circuit_id}: evicted, {} MiB freed", r.freed_bytes >> 20);
+    } else {
+        println!("{circuit_id}: was not loaded");
+    }
+    Ok(())
+}
+
 /// Waits for a job, showing the elapsed time on stderr while it runs (when stderr is a
 /// terminal). `timeout_ms` 0 waits for as long as it takes.
 pub async fn await_with_progress(

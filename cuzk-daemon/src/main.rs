@@ -258,8 +258,13 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("starting the async runtime")
 }
 
+/// A connection to the daemon `conn` names.
+async fn connected(conn: &Conn) -> Result<client::Client> {
+    connect(&conn.address, conn.max_message_bytes).await
+}
+
 async fn client_command(command: Command) -> Result<ExitCode> {
-    let done = |ok: bool| {
+    let ended = |ok: bool| {
         if ok {
             ExitCode::SUCCESS
         } else {
@@ -268,20 +273,8 @@ async fn client_command(command: Command) -> Result<ExitCode> {
     };
     match command {
         Command::Submit(s) => {
-            let mut c = connect(&s.conn.address, s.conn.max_message_bytes).await?;
-            let r = c
-                .submit_proof(client::submit_request(&s.args())?)
-                .await
-                .map_err(status_error)?
-                .into_inner();
-            if s.conn.json {
-                println!(
-                    "{}",
-                    serde_json::json!({"job_id": r.job_id, "queue_position": r.queue_position})
-                );
-            } else {
-                println!("{} (queue position {})", r.job_id, r.queue_position);
-            }
+            let request = client::submit_request(&s.args())?;
+            client::submit(&mut connected(&s.conn).await?, request, s.conn.json).await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Await {
@@ -290,117 +283,42 @@ async fn client_command(command: Command) -> Result<ExitCode> {
             proof_out,
             conn,
         } => {
-            let mut c = connect(&conn.address, conn.max_message_bytes).await?;
+            let mut c = connected(&conn).await?;
             let r = client::await_with_progress(&mut c, &job_id, timeout_ms).await?;
             client::print_result(&r, conn.json, proof_out.as_ref())?;
-            Ok(done(
-                r.status == proto::await_proof_response::Status::Completed as i32,
-            ))
+            Ok(ended(client::completed(&r)))
         }
         Command::Prove { submit, proof_out } => {
-            let conn = &submit.conn;
-            let mut c = connect(&conn.address, conn.max_message_bytes).await?;
-            let r = c
-                .submit_proof(client::submit_request(&submit.args())?)
+            let request = client::submit_request(&submit.args())?;
+            let mut c = connected(&submit.conn).await?;
+            let job_id = c
+                .submit_proof(request)
                 .await
                 .map_err(status_error)?
-                .into_inner();
-            let r = client::await_with_progress(&mut c, &r.job_id, 0).await?;
-            client::print_result(&r, conn.json, proof_out.as_ref())?;
-            Ok(done(
-                r.status == proto::await_proof_response::Status::Completed as i32,
-            ))
+                .into_inner()
+                .job_id;
+            let r = client::await_with_progress(&mut c, &job_id, 0).await?;
+            client::print_result(&r, submit.conn.json, proof_out.as_ref())?;
+            Ok(ended(client::completed(&r)))
         }
         Command::Cancel { job_id, conn } => {
-            let mut c = connect(&conn.address, conn.max_message_bytes).await?;
-            let r = c
-                .cancel_proof(proto::CancelProofRequest {
-                    job_id: job_id.clone(),
-                })
-                .await
-                .map_err(status_error)?
-                .into_inner();
-            if conn.json {
-                println!(
-                    "{}",
-                    serde_json::json!({"job_id": job_id, "was_running": r.was_running})
-                );
-            } else {
-                println!(
-                    "{job_id}: cancelled ({})",
-                    if r.was_running {
-                        "it was running"
-                    } else {
-                        "it had not started, or had ended"
-                    }
-                );
-            }
+            client::cancel(&mut connected(&conn).await?, &job_id, conn.json).await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Status { conn } => {
-            let mut c = connect(&conn.address, conn.max_message_bytes).await?;
-            let s = c
-                .get_status(proto::GetStatusRequest {})
-                .await
-                .map_err(status_error)?
-                .into_inner();
-            if conn.json {
-                println!("{}", client::status_json(&s));
-            } else {
-                client::print_status(&s);
-            }
+            client::status(&mut connected(&conn).await?, conn.json).await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Metrics { conn } => {
-            let mut c = connect(&conn.address, conn.max_message_bytes).await?;
-            let m = c
-                .get_metrics(proto::GetMetricsRequest {})
-                .await
-                .map_err(status_error)?
-                .into_inner();
-            print!("{}", m.prometheus_text);
+            client::metrics(&mut connected(&conn).await?).await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Preload { circuit_id, conn } => {
-            let mut c = connect(&conn.address, conn.max_message_bytes).await?;
-            let r = c
-                .preload_srs(proto::PreloadSrsRequest {
-                    circuit_id: circuit_id.clone(),
-                })
-                .await
-                .map_err(status_error)?
-                .into_inner();
-            if conn.json {
-                println!(
-                    "{}",
-                    serde_json::json!({"circuit_id": circuit_id, "already_loaded": r.already_loaded, "load_time_ms": r.load_time_ms})
-                );
-            } else if r.already_loaded {
-                println!("{circuit_id}: already loaded");
-            } else {
-                println!("{circuit_id}: loaded in {} ms", r.load_time_ms);
-            }
+            client::preload(&mut connected(&conn).await?, &circuit_id, conn.json).await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Evict { circuit_id, conn } => {
-            let mut c = connect(&conn.address, conn.max_message_bytes).await?;
-            let r = c
-                .evict_srs(proto::EvictSrsRequest {
-                    circuit_id: circuit_id.clone(),
-                })
-                .await
-                .map_err(status_error)?
-                .into_inner();
-            if conn.json {
-                println!(
-                    "{}",
-                    serde_json::json!({"circuit_id": circuit_id, "was_loaded": r.was_loaded, "freed_bytes": r.freed_bytes})
-                );
-            } else if r.was_loaded {
-                println!("{circuit_id}: evicted, {} MiB freed", r.freed_bytes >> 20);
-            } else {
-                println!("{circuit_id}: was not loaded");
-            }
+            client::evict(&mut connected(&conn).await?, &circuit_id, conn.json).await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Serve { .. } | Command::Config { .. } | Command::ParamsInfo { .. } => {
