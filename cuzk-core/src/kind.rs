@@ -43,6 +43,8 @@ pub(crate) struct MatrixPath {
 }
 
 /// One circuit of a job, ready to be synthesized (again, if its proof has to be redone).
+/// Clones share the circuit.
+#[derive(Clone)]
 pub struct Partition {
     synthesize: Arc<SynthesizeFn>,
     matrix_path: Option<MatrixPath>,

@@ -9,7 +9,7 @@ use std::fmt::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bellperson_lite::circuits::{MixCircuit, ShaCircuit};
+use bellperson_lite::circuits::TestCircuit;
 use bellperson_lite::generator::generate_random_parameters;
 use bellperson_lite::Parameters;
 
@@ -19,17 +19,11 @@ use crate::error::EngineError;
 use crate::job::{JobId, JobResult, JobState, JobTimings, Priority, ProofRequest};
 use crate::kind::{CircuitProofs, Partition};
 
-/// The test circuits a sweep can run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SweepCircuit {
-    Sha,
-    Mix,
-}
-
 /// What to sweep: one circuit shape, every (workers, concurrency) pair.
 #[derive(Clone, Debug)]
 pub struct SweepPlan {
-    pub circuit: SweepCircuit,
+    /// A test circuit by name: "sha" or "mix" (see `TestCircuit::by_name`).
+    pub circuit: String,
     pub log_size: u32,
     /// Partitions per job.
     pub partitions: usize,
@@ -42,39 +36,18 @@ pub struct SweepPlan {
 }
 
 impl SweepPlan {
-    /// The circuit of the plan and its public inputs.
-    fn partition(&self) -> Result<Partition, SweepError> {
-        let bad = |e: bellperson_lite::circuits::CircuitSizeError| SweepError::Plan(e.to_string());
-        Ok(match self.circuit {
-            SweepCircuit::Sha => {
-                let c = ShaCircuit::try_new(self.log_size, 1).map_err(bad)?;
-                let input = c.public_input();
-                Partition::from_circuit(c, vec![input])
-            }
-            SweepCircuit::Mix => {
-                let c = MixCircuit::try_new(self.log_size, MixCircuit::DEFAULT_BIT_FRACTION, 1)
-                    .map_err(bad)?;
-                let input = c.public_input();
-                Partition::from_circuit(c, vec![input])
-            }
-        })
+    /// The plan's circuit (witness from a fixed seed).
+    fn circuit(&self) -> Result<TestCircuit, SweepError> {
+        TestCircuit::by_name(&self.circuit, self.log_size, 1)
+            .map_err(|e| SweepError::Plan(e.to_string()))
     }
 
     /// Real (verifiable) parameters for the plan's circuit, from a fixed seed.
     pub fn parameters(&self) -> Result<Parameters, SweepError> {
         use rand::SeedableRng;
         let mut rng = rand::rngs::StdRng::seed_from_u64(u64::from(self.log_size));
-        let made = match self.circuit {
-            SweepCircuit::Sha => ShaCircuit::try_new(self.log_size, 1)
-                .map_err(|e| SweepError::Plan(e.to_string()))
-                .map(|c| generate_random_parameters(c, &mut rng)),
-            SweepCircuit::Mix => {
-                MixCircuit::try_new(self.log_size, MixCircuit::DEFAULT_BIT_FRACTION, 1)
-                    .map_err(|e| SweepError::Plan(e.to_string()))
-                    .map(|c| generate_random_parameters(c, &mut rng))
-            }
-        }?;
-        made.map_err(|e| SweepError::Plan(format!("parameter generation failed: {e}")))
+        generate_random_parameters(self.circuit()?, &mut rng)
+            .map_err(|e| SweepError::Plan(format!("parameter generation failed: {e}")))
     }
 }
 
@@ -86,6 +59,8 @@ pub async fn run_sweep(
     params: Arc<Parameters>,
 ) -> Result<Vec<(usize, SweepPoint)>, SweepError> {
     const CIRCUIT_ID: &str = "sweep";
+    let circuit = plan.circuit()?;
+    let partition = Partition::from_circuit(circuit.clone(), vec![circuit.public_input()]);
     let mut points = Vec::new();
     for &workers in &plan.workers {
         let mut config = base.clone();
@@ -94,9 +69,7 @@ pub async fn run_sweep(
         let engine = Engine::start(config)?;
         engine.register_params(CIRCUIT_ID, Arc::clone(&params));
         let request = || -> ProofRequest {
-            let partitions = (0..plan.partitions)
-                .map(|_| plan.partition().expect("checked before the sweep"))
-                .collect();
+            let partitions = vec![partition.clone(); plan.partitions];
             ProofRequest {
                 request_id: None,
                 circuit_id: CIRCUIT_ID.into(),
@@ -104,7 +77,6 @@ pub async fn run_sweep(
                 work: Box::new(CircuitProofs::new("sweep", partitions)),
             }
         };
-        plan.partition()?;
         for &c in &plan.concurrency {
             let point = run_point(&engine, &request, c, c + plan.timed_jobs).await?;
             points.push((workers, point));
@@ -331,7 +303,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_small_sweep_measures_every_point() {
         let plan = SweepPlan {
-            circuit: SweepCircuit::Mix,
+            circuit: "mix".into(),
             log_size: 6,
             partitions: 2,
             concurrency: vec![1, 3],
@@ -363,7 +335,7 @@ mod tests {
     #[test]
     fn a_circuit_too_small_is_a_plan_error() {
         let plan = SweepPlan {
-            circuit: SweepCircuit::Sha,
+            circuit: "sha".into(),
             log_size: 3,
             partitions: 1,
             concurrency: vec![1],

@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use cuzk_core::bellperson_lite::circuits::{MixCircuit, ShaCircuit};
+use cuzk_core::bellperson_lite::circuits::TestCircuit;
 use cuzk_core::bellperson_lite::generator::generate_random_parameters;
 use cuzk_core::{CircuitProofs, Engine, Partition, Priority, ProofRequest};
 use serde::Deserialize;
@@ -88,10 +88,11 @@ impl Kinds {
                 if !self.test_circuits {
                     return bad("the TEST_CIRCUIT kind is disabled on this daemon (daemon.test_circuits = false)".into());
                 }
-                let spec = parse_test_spec(&req.vanilla_proof)?;
+                let (spec, circuit) = parse_test_spec(&req.vanilla_proof)?;
                 let circuit_id = spec.circuit_id();
-                self.ensure_test_params(engine, &spec, &circuit_id)?;
-                let partitions = test_partitions(&spec)?;
+                self.ensure_test_params(engine, &spec, &circuit, &circuit_id)?;
+                let partition = Partition::from_circuit(circuit.clone(), vec![circuit.public_input()]);
+                let partitions = vec![partition; spec.partitions];
                 Ok(ProofRequest {
                     request_id,
                     circuit_id,
@@ -110,6 +111,7 @@ impl Kinds {
         &self,
         engine: &Engine,
         spec: &TestSpec,
+        circuit: &TestCircuit,
         id: &str,
     ) -> Result<(), BadRequest> {
         let mut registered = self.registered.lock().unwrap_or_else(|e| e.into_inner());
@@ -118,18 +120,16 @@ impl Kinds {
         }
         use rand::SeedableRng;
         let mut rng = rand::rngs::StdRng::seed_from_u64(spec.seed ^ u64::from(spec.log_size));
-        let params = match spec.circuit.as_str() {
-            "mix" => generate_random_parameters(mix(spec)?, &mut rng),
-            _ => generate_random_parameters(sha(spec)?, &mut rng),
-        }
-        .map_err(|e| BadRequest(format!("cannot generate parameters for {id}: {e}")))?;
+        let params = generate_random_parameters(circuit.clone(), &mut rng)
+            .map_err(|e| BadRequest(format!("cannot generate parameters for {id}: {e}")))?;
         engine.register_params(id, Arc::new(params));
         registered.insert(id.to_string());
         Ok(())
     }
 }
 
-fn parse_test_spec(bytes: &[u8]) -> Result<TestSpec, BadRequest> {
+/// The description and the circuit it names.
+fn parse_test_spec(bytes: &[u8]) -> Result<(TestSpec, TestCircuit), BadRequest> {
     if bytes.is_empty() {
         return Err(BadRequest(
             "vanilla_proof is empty (a TEST_CIRCUIT request carries a JSON description)".into(),
@@ -141,12 +141,6 @@ fn parse_test_spec(bytes: &[u8]) -> Result<TestSpec, BadRequest> {
             bytes.len()
         ))
     })?;
-    if !matches!(spec.circuit.as_str(), "mix" | "sha") {
-        return Err(BadRequest(format!(
-            "unknown test circuit `{}` (mix or sha)",
-            spec.circuit
-        )));
-    }
     if spec.log_size > MAX_TEST_LOG_SIZE {
         return Err(BadRequest(format!(
             "log_size {} is above the test limit of {MAX_TEST_LOG_SIZE}",
@@ -159,35 +153,9 @@ fn parse_test_spec(bytes: &[u8]) -> Result<TestSpec, BadRequest> {
             spec.partitions
         )));
     }
-    Ok(spec)
-}
-
-fn mix(spec: &TestSpec) -> Result<MixCircuit, BadRequest> {
-    MixCircuit::try_new(spec.log_size, MixCircuit::DEFAULT_BIT_FRACTION, spec.seed)
-        .map_err(|e| BadRequest(e.to_string()))
-}
-
-fn sha(spec: &TestSpec) -> Result<ShaCircuit, BadRequest> {
-    ShaCircuit::try_new(spec.log_size, spec.seed).map_err(|e| BadRequest(e.to_string()))
-}
-
-fn test_partitions(spec: &TestSpec) -> Result<Vec<Partition>, BadRequest> {
-    (0..spec.partitions)
-        .map(|_| {
-            Ok(match spec.circuit.as_str() {
-                "mix" => {
-                    let c = mix(spec)?;
-                    let input = c.public_input();
-                    Partition::from_circuit(c, vec![input])
-                }
-                _ => {
-                    let c = sha(spec)?;
-                    let input = c.public_input();
-                    Partition::from_circuit(c, vec![input])
-                }
-            })
-        })
-        .collect()
+    let circuit = TestCircuit::by_name(&spec.circuit, spec.log_size, spec.seed)
+        .map_err(|e| BadRequest(e.to_string()))?;
+    Ok((spec, circuit))
 }
 
 #[cfg(test)]
@@ -196,7 +164,7 @@ mod tests {
 
     #[test]
     fn test_specs_are_checked() {
-        let ok = parse_test_spec(br#"{"circuit":"mix","log_size":6}"#).unwrap();
+        let (ok, _) = parse_test_spec(br#"{"circuit":"mix","log_size":6}"#).unwrap();
         assert_eq!((ok.seed, ok.partitions), (0, 1));
         for (text, expected) in [
             ("", "empty"),

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use cuzk_core::sweep::{render_table, run_sweep, to_json, SweepCircuit, SweepPlan};
+use cuzk_core::sweep::{render_table, run_sweep, to_json, SweepPlan};
 use cuzk_core::Config;
 
 use crate::Options;
@@ -17,7 +17,7 @@ pub fn run(options: &Options) -> Result<()> {
     let mut config = Config::default();
     config.engine.synthesis_threads = options.number("synthesis-threads", 0)?;
     println!(
-        "bench-phases --engine: {:?} 2^{}, {} partition(s) per job, concurrency {:?}, provers {:?}, {} timed jobs per point, {} synthesis threads",
+        "bench-phases --engine: {} 2^{}, {} partition(s) per job, concurrency {:?}, provers {:?}, {} timed jobs per point, {} synthesis threads",
         plan.circuit,
         plan.log_size,
         plan.partitions,
@@ -45,13 +45,8 @@ pub fn run(options: &Options) -> Result<()> {
 }
 
 fn plan_from(options: &Options) -> Result<SweepPlan> {
-    let circuit = match options.string("circuit", "sha").as_str() {
-        "sha" => SweepCircuit::Sha,
-        "mix" => SweepCircuit::Mix,
-        other => bail!("unknown circuit `{other}` (sha or mix)"),
-    };
     Ok(SweepPlan {
-        circuit,
+        circuit: options.string("circuit", "sha"),
         log_size: options.number("size", 14)?,
         partitions: options.number("partitions", 1)?,
         concurrency: list(options, "concurrency", &[1, 2, 4, 8, 16])?,

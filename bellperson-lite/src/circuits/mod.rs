@@ -7,11 +7,14 @@
 //!
 //! - [`ShaCircuit`]: chained SHA-256 compressions, bit-heavy like PoRep.
 //! - [`MixCircuit`]: `a * b = c` constraints over a chosen fraction of bit values.
+//! - [`TestCircuit`]: either of them, chosen by name.
 
 mod mix;
+mod named;
 mod sha;
 
 pub use self::mix::MixCircuit;
+pub use self::named::{TestCircuit, TestCircuitError};
 pub use self::sha::{
     ShaCircuit, SHA256_FIRST_COMPRESSION_CONSTRAINTS, SHA256_NEXT_COMPRESSION_CONSTRAINTS,
 };

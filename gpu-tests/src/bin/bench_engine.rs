@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
-use cuzk_core::sweep::{render_table, run_sweep, to_json, SweepCircuit, SweepPlan};
+use cuzk_core::sweep::{render_table, run_sweep, to_json, SweepPlan};
 use cuzk_core::Config;
 
 fn main() -> ExitCode {
@@ -18,7 +18,7 @@ fn main() -> ExitCode {
     let log_size = args.next().and_then(|a| a.parse().ok()).unwrap_or(20);
     let timed_jobs = args.next().and_then(|a| a.parse().ok()).unwrap_or(16);
     let plan = SweepPlan {
-        circuit: SweepCircuit::Sha,
+        circuit: "sha".into(),
         log_size,
         partitions: 1,
         concurrency: vec![1, 2, 4, 8, 16],

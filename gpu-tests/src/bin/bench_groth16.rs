@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bellperson_lite::circuits::{MixCircuit, ShaCircuit};
+use bellperson_lite::circuits::TestCircuit;
 use bellperson_lite::generator::{BenchmarkSrs, CircuitShape};
 use bellperson_lite::gpu::{device_params, prove_from_assignments_gpu, split_scalars};
 use bellperson_lite::prover::{prove_from_assignments_with_timings, PhaseTimings};
@@ -34,11 +34,9 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn synthesize(kind: &str, log: u32) -> ProvingAssignment {
-    match kind {
-        "sha" => synthesize_circuit(ShaCircuit::new(log, 1)).expect("sha synthesis"),
-        _ => synthesize_circuit(MixCircuit::new(log, MixCircuit::DEFAULT_BIT_FRACTION, 1))
-            .expect("mix synthesis"),
-    }
+    let circuit =
+        TestCircuit::by_name(kind, log, 1).unwrap_or_else(|e| panic!("{kind} 2^{log}: {e}"));
+    synthesize_circuit(circuit).expect("synthesis")
 }
 
 fn main() -> ExitCode {

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use bellperson_lite::circuits::{MixCircuit, ShaCircuit};
+use bellperson_lite::circuits::TestCircuit;
 use bellperson_lite::generator::{BenchmarkSrs, CircuitShape};
 use bellperson_lite::gpu::{device_params, prove_start};
 use bellperson_lite::prover::PhaseTimings;
@@ -282,11 +282,14 @@ fn main() -> ExitCode {
     let log: u32 = args.next().and_then(|a| a.parse().ok()).unwrap_or(22);
     let proofs: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(24);
     let t = Instant::now();
-    let assignment = match kind.as_str() {
-        "sha" => synthesize_circuit(ShaCircuit::new(log, 1)),
-        _ => synthesize_circuit(MixCircuit::new(log, MixCircuit::DEFAULT_BIT_FRACTION, 1)),
-    }
-    .expect("synthesis");
+    let circuit = match TestCircuit::by_name(&kind, log, 1) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let assignment = synthesize_circuit(circuit).expect("synthesis");
     println!(
         "{kind} 2^{log}: synthesized once in {:.1} s, replayed {proofs} times per point",
         t.elapsed().as_secs_f64()
