@@ -415,9 +415,7 @@ impl Engine {
             .get(job_id)
             .ok_or_else(|| EngineError::UnknownJob(job_id.clone()))?;
         let was_running = job.has_started() && !job.is_final();
-        if let Some(result) = job.abort(JobState::Cancelled, "cancelled".into()) {
-            self.shared.ended(&job, &result);
-        }
+        self.shared.cancel(&job, "cancelled");
         Ok(was_running)
     }
 
@@ -484,12 +482,7 @@ impl Engine {
                 .filter(|j| j.state() == JobState::Running)
                 .count(),
             gpu_workers: self.provers.gpu_workers(),
-            gpu_busy: self
-                .provers
-                .gpu_status(s.metrics.uptime())
-                .iter()
-                .map(|g| (g.ordinal, g.busy_fraction))
-                .collect(),
+            gpu_busy: self.provers.gpu_busy(s.metrics.uptime()),
             memory_reserved_bytes: s.budget.used(),
             memory_budget_bytes: s.budget.total(),
         })
@@ -510,13 +503,7 @@ impl Engine {
             }
         };
         let drained = tokio::time::timeout(deadline, all_done).await.is_ok();
-        let mut cancelled = 0;
-        for job in self.shared.jobs.active() {
-            if let Some(result) = job.abort(JobState::Cancelled, "the engine shut down".into()) {
-                self.shared.ended(&job, &result);
-                cancelled += 1;
-            }
-        }
+        let cancelled = self.shared.cancel_all("the engine shut down");
         self.stop_threads();
         let threads = std::mem::take(&mut *self.threads.lock().unwrap_or_else(|e| e.into_inner()));
         let (joined_tx, joined_rx) = tokio::sync::oneshot::channel();
@@ -553,10 +540,6 @@ impl Drop for Engine {
     /// [`Engine::shutdown`] to drain first).
     fn drop(&mut self) {
         self.stop_threads();
-        for job in self.shared.jobs.active() {
-            if let Some(result) = job.abort(JobState::Cancelled, "the engine was dropped".into()) {
-                self.shared.ended(&job, &result);
-            }
-        }
+        self.shared.cancel_all("the engine was dropped");
     }
 }

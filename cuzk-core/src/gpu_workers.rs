@@ -25,7 +25,7 @@ use crate::error::EngineError;
 use crate::pipeline::{gpu_prove_finish, gpu_prove_start, GpuParams, Synthesized};
 use crate::scheduler::QueuedPartition;
 use crate::srs::LoadedSrs;
-use crate::workers::{finish_partition, panic_message, partition_span, SynthesizedPartition};
+use crate::workers::{deliver, panic_message, partition_span, SynthesizedPartition};
 use bellperson_lite::gpu::GpuPending;
 
 /// A circuit's parameters on one device, with the host set they were made from (a reloaded
@@ -231,27 +231,6 @@ pub(crate) fn finalizer_loop(shared: Arc<Shared>, pending: Receiver<PendingParti
         let took = started.elapsed();
         item.job.add_timings(|t| t.finalize += took);
         shared.metrics.phase("finalize", took);
-        match finished {
-            Ok(Ok((mut proofs, _))) if proofs.len() == 1 => {
-                let proof = proofs.remove(0);
-                finish_partition(&shared, item, &srs, proof);
-            }
-            Ok(Ok(_)) => shared.fail(
-                &item.job,
-                format!("partition {}: the prover returned no proof", item.index),
-            ),
-            Ok(Err(e)) => shared.fail(
-                &item.job,
-                format!("partition {}: finishing the proof failed: {e}", item.index),
-            ),
-            Err(panic) => {
-                let message = format!(
-                    "partition {}: the finalizer panicked: {}",
-                    item.index,
-                    panic_message(&panic)
-                );
-                shared.fail(&item.job, message);
-            }
-        }
+        deliver(&shared, item, &srs, "finishing the proof", finished);
     }
 }

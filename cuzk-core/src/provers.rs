@@ -83,6 +83,27 @@ impl Provers {
         }
     }
 
+    /// Per GPU: its ordinal and the fraction of `uptime` its compute lock was held (no driver
+    /// call, unlike [`Provers::gpu_status`]: cheap enough for every metrics scrape).
+    pub(crate) fn gpu_busy(&self, uptime: Duration) -> Vec<(u32, f64)> {
+        match self {
+            Provers::Cpu(_) => {
+                let _ = uptime;
+                Vec::new()
+            }
+            #[cfg(feature = "cuda")]
+            Provers::Gpu { devices, .. } => devices
+                .iter()
+                .map(|d| {
+                    (
+                        d.info.ordinal as u32,
+                        d.busy_fraction(uptime.as_nanos() as u64),
+                    )
+                })
+                .collect(),
+        }
+    }
+
     pub(crate) fn gpu_busy_ns(&self) -> Vec<u64> {
         match self {
             Provers::Cpu(_) => Vec::new(),

@@ -16,10 +16,12 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use bellpepper_core::SynthesisError;
-use bellperson_lite::prover::{batch_randomness, prove_from_assignments_with_timings};
+use bellperson_lite::prover::{
+    batch_randomness, prove_from_assignments_with_timings, PhaseTimings,
+};
 use bellperson_lite::synthesis::ProvingAssignment;
 use bellperson_lite::verifier::verify_proof;
-use bellperson_lite::{Proof, Scalar};
+use bellperson_lite::{Proof, ProverError, Scalar};
 use crossbeam_channel::{Receiver, Sender};
 
 use crate::budget::Reservation;
@@ -164,34 +166,32 @@ pub(crate) fn cpu_prover_loop(shared: Arc<Shared>, partitions: Receiver<Synthesi
         let took = started.elapsed();
         item.job.add_timings(|t| t.prove += took);
         shared.metrics.phase("prove", took);
-        let proof = match proved {
-            Ok(Ok((mut proofs, _))) if proofs.len() == 1 => proofs.remove(0),
-            Ok(Ok(_)) => {
-                shared.fail(
-                    &item.job,
-                    format!("partition {}: the prover returned no proof", item.index),
-                );
-                continue;
-            }
-            Ok(Err(e)) => {
-                shared.fail(
-                    &item.job,
-                    format!("partition {}: proving failed: {e}", item.index),
-                );
-                continue;
-            }
-            Err(panic) => {
-                let message = format!(
-                    "partition {}: the prover panicked: {}",
-                    item.index,
-                    panic_message(&panic)
-                );
-                shared.fail(&item.job, message);
-                continue;
-            }
-        };
-        finish_partition(&shared, item, &srs, proof);
+        deliver(&shared, item, &srs, "proving", proved);
     }
+}
+
+/// What a proving call of one partition gave: caught panic, error, or its proofs.
+pub(crate) type ProvingOutcome =
+    std::thread::Result<Result<(Vec<Proof>, PhaseTimings), ProverError>>;
+
+/// Hands the one proof of `outcome` to [`finish_partition`]; a panic, an error or a wrong
+/// number of proofs fails the job, naming the step (`what`: "proving", "finishing", ...).
+pub(crate) fn deliver(
+    shared: &Shared,
+    item: QueuedPartition,
+    srs: &LoadedSrs,
+    what: &str,
+    outcome: ProvingOutcome,
+) {
+    let message = match outcome {
+        Ok(Ok((mut proofs, _))) if proofs.len() == 1 => {
+            return finish_partition(shared, item, srs, proofs.remove(0));
+        }
+        Ok(Ok(proofs)) => format!("{what} returned {} proofs instead of one", proofs.0.len()),
+        Ok(Err(e)) => format!("{what} failed: {e}"),
+        Err(panic) => format!("{what} panicked: {}", panic_message(&panic)),
+    };
+    shared.fail(&item.job, format!("partition {}: {message}", item.index));
 }
 
 /// The self-check, then the proof into its job's slot; a proof that does not verify is
@@ -242,6 +242,26 @@ impl Shared {
         if let Some(result) = job.abort(JobState::Failed, message) {
             self.ended(job, &result);
         }
+    }
+
+    /// Cancels `job` unless it has ended; returns whether this call ended it.
+    pub(crate) fn cancel(&self, job: &Job, reason: &str) -> bool {
+        match job.abort(JobState::Cancelled, reason.to_string()) {
+            Some(result) => {
+                self.ended(job, &result);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Cancels every job that has not ended; returns how many.
+    pub(crate) fn cancel_all(&self, reason: &str) -> usize {
+        self.jobs
+            .active()
+            .iter()
+            .filter(|job| self.cancel(job, reason))
+            .count()
     }
 
     /// Proves a partition again after a fault that may not repeat (a proof that failed its
