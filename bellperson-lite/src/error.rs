@@ -74,6 +74,8 @@ pub enum ProverError {
     Gpu(#[from] supraseal_c2::CudaError),
     #[error("splitting the scalars for the GPU: {0}")]
     Split(#[from] supraseal_c2::split::SplitError),
+    #[error("placing B's G2 sum: {0}")]
+    G2Placement(String),
     #[error("the CPU half of a GPU proof (B in G2) panicked: {0}")]
     WorkerPanicked(String),
 }

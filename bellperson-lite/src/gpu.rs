@@ -1,13 +1,14 @@
 //! The GPU backend (feature `cuda`): the same contract as [`crate::prover`]'s
-//! `prove_from_assignments`, with H, L, A and B in G1 on the GPU and B in G2 on the CPU
-//! meanwhile. For the same inputs the proof bytes are the CPU backend's.
+//! `prove_from_assignments`, with H, L, A and B in G1 on the GPU, and B in G2 either on the
+//! GPU too or on the CPU meanwhile (per circuit, see [`G2Placement`]). For the same inputs
+//! the proof bytes are the CPU backend's.
 //!
 //! [`prove_start`] checks the batch, splits the scalars (zero / one / other) on the CPU,
-//! starts B's G2 sum on a thread of its own, and runs the GPU part (under the GPU's locks);
-//! it returns when the GPU no longer needs the evaluations, which are then freed. The
-//! [`GpuPending`] it returns owns everything the B_G2 thread reads (on the heap, shared with
-//! that thread), so it can be finished on any thread: [`GpuPending::finish`] joins the thread
-//! and assembles the proofs.
+//! decides where each circuit's B_G2 sum runs, starts the CPU ones on a thread of its own,
+//! and runs the GPU part (under the GPU's locks); it returns when the GPU no longer needs the
+//! evaluations, which are then freed. The [`GpuPending`] it returns owns everything the B_G2
+//! thread reads (on the heap, shared with that thread), so it can be finished on any thread:
+//! [`GpuPending::finish`] joins the thread and assembles the proofs.
 
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -16,7 +17,7 @@ use std::time::{Duration, Instant};
 use blstrs::{G2Projective, Scalar};
 use rayon::prelude::*;
 use supraseal_c2::groth16::{
-    self, CircuitInputs, DeviceParams, G1Vectors, GpuLocks, PendingG1, Residency, UploadSignal,
+    self, CircuitInputs, DeviceParams, GpuLocks, PendingGpu, QueryVectors, Residency, UploadSignal,
 };
 use supraseal_c2::split::{MsmSplit, ScalarPart};
 
@@ -24,24 +25,28 @@ use crate::density::Density;
 use crate::error::ProverError;
 use crate::msm::msm_g2;
 use crate::params::ProvingKey;
+pub use crate::placement::{b_g2_on_gpu_estimate, G2Placement};
 use crate::proof::Proof;
 use crate::prover::{assemble, check_batch, PhaseTimings};
 use crate::synthesis::ProvingAssignment;
 
-/// Puts the G1 vectors of `params` on the GPU of `locks` (resident when they fit its budget,
-/// streamed per proof otherwise). Keep the result for as long as proofs use these parameters.
+/// Puts the query vectors of `params` on the GPU of `locks` (resident when they fit its
+/// budget, streamed per proof otherwise), b_g2 included so that B's G2 sum may run there.
+/// Keep the result for as long as proofs use these parameters.
 pub fn device_params<P>(locks: &GpuLocks, params: Arc<P>) -> Result<DeviceParams, ProverError>
 where
     P: ProvingKey + Send + Sync + 'static,
 {
-    device_params_with(locks, params, Residency::Auto)
+    device_params_with(locks, params, Residency::Auto, G2Placement::Auto)
 }
 
-/// [`device_params`] with the residency chosen.
+/// [`device_params`] with the residency chosen, and without b_g2 when B's G2 sum will always
+/// run on the CPU (`G2Placement::Cpu`).
 pub fn device_params_with<P>(
     locks: &GpuLocks,
     params: Arc<P>,
     residency: Residency,
+    b_g2: G2Placement,
 ) -> Result<DeviceParams, ProverError>
 where
     P: ProvingKey + Send + Sync + 'static,
@@ -51,11 +56,15 @@ where
         locks.device(),
         residency,
         params,
-        |p: &P| G1Vectors {
+        |p: &P| QueryVectors {
             h: p.h(),
             l: p.l(),
             a: p.a(),
             b_g1: p.b_g1(),
+            b_g2: match b_g2 {
+                G2Placement::Cpu => &[],
+                G2Placement::Auto | G2Placement::Gpu => p.b_g2(),
+            },
         },
     )?)
 }
@@ -71,8 +80,9 @@ struct G2Inputs {
 /// A batch whose GPU part is done and whose B_G2 sums are being computed.
 pub struct GpuPending<P: ProvingKey + Send + Sync + 'static> {
     params: Arc<P>,
-    g1: PendingG1,
-    b_g2: JoinHandle<Result<(Vec<G2Projective>, Duration), ProverError>>,
+    gpu: PendingGpu,
+    /// B's G2 sums of the circuits proved with B_G2 on the CPU (`None` for the others).
+    b_g2: JoinHandle<Result<(Vec<Option<G2Projective>>, Duration), ProverError>>,
     r_s: Vec<Scalar>,
     s_s: Vec<Scalar>,
     timings: PhaseTimings,
@@ -87,10 +97,11 @@ pub enum Backend<'a> {
     /// The CPU prover (the reference).
     Cpu,
     /// The GPU holding `device_params`, under `locks` (`None`: the process-wide locks of
-    /// that device).
+    /// that device), with B's G2 sum placed by `b_g2`.
     Gpu {
         device_params: &'a DeviceParams,
         locks: Option<&'a GpuLocks>,
+        b_g2: G2Placement,
     },
 }
 
@@ -116,7 +127,8 @@ where
         Backend::Gpu {
             device_params,
             locks,
-        } => prove_from_assignments_gpu(assignments, params, device_params, locks, r_s, s_s),
+            b_g2,
+        } => prove_start_with(assignments, params, device_params, locks, b_g2, r_s, s_s)?.finish(),
     }
 }
 
@@ -135,12 +147,38 @@ where
     prove_start(assignments, params, device_params, locks, r_s, s_s)?.finish()
 }
 
-/// The first half: checks, CPU preparation, B_G2 started, GPU part run.
+/// The first half: checks, CPU preparation, B_G2 started, GPU part run; B_G2 placed by
+/// [`G2Placement::Auto`] (on the CPU when `device_params` has no b_g2).
 pub fn prove_start<P>(
     assignments: Vec<ProvingAssignment>,
     params: &Arc<P>,
     device_params: &DeviceParams,
     locks: Option<&GpuLocks>,
+    r_s: &[Scalar],
+    s_s: &[Scalar],
+) -> Result<GpuPending<P>, ProverError>
+where
+    P: ProvingKey + Send + Sync + 'static,
+{
+    prove_start_with(
+        assignments,
+        params,
+        device_params,
+        locks,
+        G2Placement::Auto,
+        r_s,
+        s_s,
+    )
+}
+
+/// [`prove_start`] with B_G2's placement chosen. `G2Placement::Gpu` needs device parameters
+/// made with b_g2.
+pub fn prove_start_with<P>(
+    assignments: Vec<ProvingAssignment>,
+    params: &Arc<P>,
+    device_params: &DeviceParams,
+    locks: Option<&GpuLocks>,
+    b_g2: G2Placement,
     r_s: &[Scalar],
     s_s: &[Scalar],
 ) -> Result<GpuPending<P>, ProverError>
@@ -168,26 +206,48 @@ where
         .map(|a| split_scalars(a, params.as_ref()))
         .collect::<Result<Vec<_>, ProverError>>()?;
 
-    // B in G2 on the CPU, on its own thread, while the GPU works.
+    if b_g2 == G2Placement::Gpu && !device_params.has_b_g2() {
+        return Err(ProverError::G2Placement(
+            "B's G2 sum was asked to run on the GPU, but the device parameters were made \
+             without b_g2 (G2Placement::Cpu)"
+                .into(),
+        ));
+    }
+    let threads = rayon::current_num_threads();
+    let domain = params.h().len() + 1;
+    let on_gpu: Vec<bool> = splits
+        .iter()
+        .map(|(_, _, b)| match b_g2 {
+            G2Placement::Cpu => false,
+            G2Placement::Gpu => true,
+            G2Placement::Auto => {
+                device_params.has_b_g2()
+                    && b_g2_on_gpu_estimate(b.ones_count(), b.other_index.len(), threads, domain)
+            }
+        })
+        .collect();
+
+    // B in G2 on the CPU (for the circuits not placed on the GPU), on its own thread, while
+    // the GPU works.
     let num_constraints: Vec<usize> = assignments
         .iter()
         .map(ProvingAssignment::num_constraints)
         .collect();
     let mut evaluations = Vec::with_capacity(assignments.len());
     let mut g2_inputs = Vec::with_capacity(assignments.len());
-    for a in assignments {
+    for (a, &gpu) in assignments.into_iter().zip(&on_gpu) {
         evaluations.push(ProvingAssignment {
             a: a.a,
             b: a.b,
             c: a.c,
             ..ProvingAssignment::default()
         });
-        g2_inputs.push(G2Inputs {
+        g2_inputs.push((!gpu).then_some(G2Inputs {
             inputs: a.input_assignment,
             aux: a.aux_assignment,
             b_input_density: a.b_input_density,
             b_aux_density: a.b_aux_density,
-        });
+        }));
     }
     // B_G2 starts once the uploads are done: beside them it takes the cores and memory
     // bandwidth the staging copies need, and the GPU's kernels still leave it time to finish.
@@ -213,19 +273,21 @@ where
     let circuits: Vec<CircuitInputs<'_>> = evaluations
         .iter()
         .zip(&splits)
-        .map(|(e, (l, a_query, b_g1))| CircuitInputs {
+        .zip(&on_gpu)
+        .map(|((e, (l, a_query, b_g1)), &b_g2_on_gpu)| CircuitInputs {
             a: &e.a,
             b: &e.b,
             c: &e.c,
             l,
             a_query,
             b_g1,
+            b_g2_on_gpu,
         })
         .collect();
     // Whether every constraint holds is checked on the GPU, before H overwrites a, b and c
     // (reported by GpuPending::finish).
-    let g1 = match groth16::start(locks, device_params, &circuits, Some(&uploaded)) {
-        Ok(g1) => g1,
+    let gpu = match groth16::start(locks, device_params, &circuits, Some(&uploaded)) {
+        Ok(gpu) => gpu,
         Err(e) => {
             // Let the B_G2 thread end before reporting; its result is not needed.
             let _ = b_g2.join();
@@ -237,7 +299,7 @@ where
 
     Ok(GpuPending {
         params: Arc::clone(params),
-        g1,
+        gpu,
         b_g2,
         r_s: r_s.to_vec(),
         s_s: s_s.to_vec(),
@@ -252,7 +314,7 @@ impl<P: ProvingKey + Send + Sync + 'static> GpuPending<P> {
     pub fn finish(self) -> Result<(Vec<Proof>, PhaseTimings), ProverError> {
         let GpuPending {
             params,
-            g1,
+            gpu,
             b_g2,
             r_s,
             s_s,
@@ -260,7 +322,7 @@ impl<P: ProvingKey + Send + Sync + 'static> GpuPending<P> {
             started,
             num_constraints,
         } = self;
-        let batch = g1.finish()?;
+        let batch = gpu.finish()?;
         if let Some((index, total)) = batch
             .unsatisfied
             .iter()
@@ -274,7 +336,7 @@ impl<P: ProvingKey + Send + Sync + 'static> GpuPending<P> {
             });
         }
         let (sums, gpu) = (batch.sums, batch.timings);
-        let (g2_sums, g2_time) = b_g2.join().map_err(|panic| {
+        let (cpu_g2_sums, cpu_g2_time) = b_g2.join().map_err(|panic| {
             ProverError::WorkerPanicked(
                 panic
                     .downcast_ref::<&str>()
@@ -292,16 +354,26 @@ impl<P: ProvingKey + Send + Sync + 'static> GpuPending<P> {
         timings.msm_l = ms(gpu.msm_l_ms);
         timings.msm_a = ms(gpu.msm_a_ms);
         timings.msm_b_g1 = ms(gpu.msm_b_g1_ms);
-        timings.msm_b_g2 = g2_time;
+        // B_G2's time: the CPU thread's and the GPU kernels' (each is zero when no circuit
+        // of the batch ran there).
+        timings.msm_b_g2 = cpu_g2_time + ms(gpu.msm_b_g2_ms);
         let assembly = Instant::now();
-        let proofs = sums
-            .iter()
-            .zip(g2_sums)
-            .zip(r_s.iter().zip(&s_s))
-            .map(|((g1, b_g2), (r, s))| {
-                assemble(params.as_ref(), *r, *s, g1.a, g1.b_g1, b_g2, g1.h, g1.l)
-            })
-            .collect();
+        let mut proofs = Vec::with_capacity(sums.len());
+        for ((g, cpu_b_g2), (r, s)) in sums.iter().zip(cpu_g2_sums).zip(r_s.iter().zip(&s_s)) {
+            let b_g2 = g.b_g2.or(cpu_b_g2).ok_or_else(|| {
+                ProverError::G2Placement("a circuit's B_G2 sum was computed nowhere".into())
+            })?;
+            proofs.push(assemble(
+                params.as_ref(),
+                *r,
+                *s,
+                g.a,
+                g.b_g1,
+                b_g2,
+                g.h,
+                g.l,
+            ));
+        }
         timings.assembly = assembly.elapsed();
         timings.total = started.elapsed();
         Ok((proofs, timings))
@@ -342,21 +414,26 @@ pub fn split_scalars<P: ProvingKey + ?Sized>(
     Ok((l, a_query, b_g1))
 }
 
-/// B's G2 sum of every circuit, as the CPU prover computes it, and the time it took.
+/// B's G2 sum of every circuit given (`None` for those placed on the GPU), as the CPU
+/// prover computes it, and the time it took.
 fn b_g2_sums<P: ProvingKey + ?Sized>(
     params: &P,
-    circuits: &[G2Inputs],
-) -> Result<(Vec<G2Projective>, Duration), ProverError> {
+    circuits: &[Option<G2Inputs>],
+) -> Result<(Vec<Option<G2Projective>>, Duration), ProverError> {
     let start = Instant::now();
     let mut out = Vec::with_capacity(circuits.len());
     for c in circuits {
+        let Some(c) = c else {
+            out.push(None);
+            continue;
+        };
         let (b2_inputs, b2_aux) = params
             .b_g2()
             .split_at(c.b_input_density.count_ones().min(params.b_g2().len()));
-        out.push(
+        out.push(Some(
             msm_g2(b2_inputs, &c.inputs, Some(&c.b_input_density))?
                 + msm_g2(b2_aux, &c.aux, Some(&c.b_aux_density))?,
-        );
+        ));
     }
     Ok((out, start.elapsed()))
 }

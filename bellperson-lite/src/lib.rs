@@ -16,6 +16,7 @@
 //! - [`msm`]: multi-scalar multiplication with the zero / one / other split.
 //! - [`prover`]: H = (A*B - C)/Z, the MSMs and the proof assembly (the CPU backend).
 //! - `gpu` (feature `cuda`): the GPU backend, with the same contract and the same proof bytes.
+//! - [`placement`]: where a GPU proof's B_G2 sum runs (CPU or GPU), decided per circuit.
 //! - [`verifier`]: prepared verifying key and proof verification.
 //! - [`generator`]: parameter generation, and the benchmark-only [`generator::BenchmarkSrs`].
 //! - [`circuits`]: the `sha` and `mix` test circuits shared by tests and benchmarks.
@@ -31,6 +32,7 @@ pub mod gpu;
 pub mod matrices;
 pub mod msm;
 pub mod params;
+pub mod placement;
 pub mod proof;
 pub mod prover;
 pub mod synthesis;

@@ -109,6 +109,21 @@ pub struct GpuConfig {
     pub gpu_workers_per_device: usize,
     /// Use the CPU prover even when GPUs are present. Default false.
     pub cpu_only: bool,
+    /// Where B's G2 sum runs: "auto" (per proof, on the GPU when the CPU would take longer
+    /// than the GPU's other work: circuits with many non-boolean witness values), "cpu"
+    /// (always on the CPU beside the GPU; b_g2 then takes no VRAM) or "gpu" (always on the
+    /// GPU, inside the compute lock). Default "auto".
+    pub b_g2: G2Placement,
+}
+
+/// See [`GpuConfig::b_g2`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum G2Placement {
+    #[default]
+    Auto,
+    Cpu,
+    Gpu,
 }
 
 impl Default for GpuConfig {
@@ -117,6 +132,7 @@ impl Default for GpuConfig {
             devices: Vec::new(),
             gpu_workers_per_device: 2,
             cpu_only: false,
+            b_g2: G2Placement::Auto,
         }
     }
 }

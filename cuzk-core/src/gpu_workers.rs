@@ -19,7 +19,7 @@ use supraseal_c2::device::{device_count, device_info, DeviceInfo};
 use supraseal_c2::groth16::GpuLocks;
 
 use crate::budget::Reservation;
-use crate::config::Config;
+use crate::config::{Config, G2Placement};
 use crate::engine::Shared;
 use crate::error::EngineError;
 use crate::pipeline::{gpu_prove_finish, gpu_prove_start, GpuParams, Synthesized};
@@ -36,6 +36,8 @@ type DeviceCopies = HashMap<String, (Arc<Parameters>, Arc<GpuParams<Parameters>>
 pub(crate) struct GpuDevice {
     pub info: DeviceInfo,
     pub locks: GpuLocks,
+    /// Where B's G2 sum runs (`gpus.b_g2`), fixed when a parameter set is put on the device.
+    b_g2: G2Placement,
     /// Parameter sets on this device, by circuit id.
     params: Mutex<DeviceCopies>,
     /// The compute lock's busy time when the engine started.
@@ -52,7 +54,7 @@ impl GpuDevice {
                 return Ok(Arc::clone(on_device));
             }
         }
-        let on_device = GpuParams::new(Arc::clone(&srs.params), &self.locks)
+        let on_device = GpuParams::new(Arc::clone(&srs.params), &self.locks, self.b_g2)
             .map(Arc::new)
             .map_err(|e| {
                 format!(
@@ -125,6 +127,7 @@ pub(crate) fn open_devices(config: &Config) -> Result<Vec<Arc<GpuDevice>>, Engin
             Ok(Arc::new(GpuDevice {
                 info,
                 locks,
+                b_g2: config.gpus.b_g2,
                 params: Mutex::default(),
                 busy_at_start_ns,
             }))

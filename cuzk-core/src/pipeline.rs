@@ -91,24 +91,40 @@ pub fn cpu_prove<P: ProvingKey + ?Sized>(
 mod gpu {
     use std::sync::Arc;
 
-    use bellperson_lite::gpu::{device_params, prove_start, GpuPending};
+    use bellperson_lite::gpu::{device_params_with, prove_start_with, G2Placement, GpuPending};
     use bellperson_lite::prover::PhaseTimings;
     use bellperson_lite::{Proof, ProverError, ProvingKey};
-    use supraseal_c2::groth16::{DeviceParams, GpuLocks};
+    use supraseal_c2::groth16::{DeviceParams, GpuLocks, Residency};
 
     use super::Synthesized;
+    use crate::config;
 
-    /// A parameter set and its G1 vectors on one GPU.
+    /// A parameter set and its query vectors on one GPU, with where B's G2 sum runs.
     pub struct GpuParams<P> {
         pub params: Arc<P>,
         pub device: DeviceParams,
+        pub b_g2: G2Placement,
     }
 
     impl<P: ProvingKey + Send + Sync + 'static> GpuParams<P> {
-        /// Puts `params` on the GPU of `locks` (resident when they fit its budget).
-        pub fn new(params: Arc<P>, locks: &GpuLocks) -> Result<Self, ProverError> {
-            let device = device_params(locks, Arc::clone(&params))?;
-            Ok(GpuParams { params, device })
+        /// Puts `params` on the GPU of `locks` (resident when they fit its budget; b_g2 too
+        /// unless B's G2 sum is configured to stay on the CPU).
+        pub fn new(
+            params: Arc<P>,
+            locks: &GpuLocks,
+            b_g2: config::G2Placement,
+        ) -> Result<Self, ProverError> {
+            let b_g2 = match b_g2 {
+                config::G2Placement::Auto => G2Placement::Auto,
+                config::G2Placement::Cpu => G2Placement::Cpu,
+                config::G2Placement::Gpu => G2Placement::Gpu,
+            };
+            let device = device_params_with(locks, Arc::clone(&params), Residency::Auto, b_g2)?;
+            Ok(GpuParams {
+                params,
+                device,
+                b_g2,
+            })
         }
     }
 
@@ -119,11 +135,12 @@ mod gpu {
         params: &GpuParams<P>,
         gpu_mtx: &GpuLocks,
     ) -> Result<GpuPending<P>, ProverError> {
-        prove_start(
+        prove_start_with(
             synth.assignments,
             &params.params,
             &params.device,
             Some(gpu_mtx),
+            params.b_g2,
             &synth.r_s,
             &synth.s_s,
         )

@@ -14,6 +14,7 @@
 pub mod compare;
 pub mod fp;
 pub mod points;
+pub mod scalars;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 

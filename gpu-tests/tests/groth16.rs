@@ -13,7 +13,7 @@ use bellperson_lite::circuits::{MixCircuit, ShaCircuit};
 use bellperson_lite::generator::{generate_random_parameters, BenchmarkSrs, CircuitShape};
 use bellperson_lite::gpu::{
     device_params, device_params_with, prove_from_assignments_gpu, prove_from_assignments_on,
-    prove_start, Backend,
+    prove_start, prove_start_with, Backend, G2Placement,
 };
 use bellperson_lite::prover::{batch_randomness, prove_from_assignments};
 use bellperson_lite::synthesis::{synthesize_circuit, ProvingAssignment};
@@ -87,8 +87,9 @@ fn randomness(rng: &mut ChaCha20Rng, n: usize) -> (Vec<Scalar>, Vec<Scalar>) {
     batch_randomness(n, rng)
 }
 
-/// Proves `assignments` on the CPU and on the GPU with the same randomness; asserts equal bytes
-/// and returns the GPU proofs' bytes.
+/// Proves `assignments` on the CPU and on the GPU with the same randomness, on the GPU once
+/// with each placement of B's G2 sum (CPU, GPU, auto); asserts equal bytes and returns the
+/// proofs of the run with B_G2 on the GPU.
 fn compare<P: ProvingKey + Send + Sync + 'static>(
     what: &str,
     params: &Arc<P>,
@@ -100,21 +101,26 @@ fn compare<P: ProvingKey + Send + Sync + 'static>(
     let (cpu, _) = prove_from_assignments_on(Backend::Cpu, assignments.clone(), params, &r, &s)
         .expect("CPU proof");
     let dp = device_params(locks, Arc::clone(params)).expect("device parameters");
-    let gpu_backend = Backend::Gpu {
-        device_params: &dp,
-        locks: Some(locks),
-    };
-    let (gpu, _) =
-        prove_from_assignments_on(gpu_backend, assignments, params, &r, &s).expect("GPU proof");
-    assert_eq!(cpu.len(), gpu.len());
-    for (i, (c, g)) in cpu.iter().zip(&gpu).enumerate() {
-        assert_eq!(
-            c.to_bytes(),
-            g.to_bytes(),
-            "{what}: proof {i} differs from the CPU's"
-        );
+    let mut on_gpu = Vec::new();
+    for b_g2 in [G2Placement::Cpu, G2Placement::Auto, G2Placement::Gpu] {
+        let gpu_backend = Backend::Gpu {
+            device_params: &dp,
+            locks: Some(locks),
+            b_g2,
+        };
+        let (gpu, _) = prove_from_assignments_on(gpu_backend, assignments.clone(), params, &r, &s)
+            .expect("GPU proof");
+        assert_eq!(cpu.len(), gpu.len());
+        for (i, (c, g)) in cpu.iter().zip(&gpu).enumerate() {
+            assert_eq!(
+                c.to_bytes(),
+                g.to_bytes(),
+                "{what}: proof {i} with B_G2 placed {b_g2:?} differs from the CPU's"
+            );
+        }
+        on_gpu = gpu;
     }
-    gpu
+    on_gpu
 }
 
 fn check_verifies(
@@ -448,11 +454,51 @@ fn streamed_parameters_give_the_same_proofs() {
     let (r, s) = randomness(&mut rng, 1);
     let cpu = prove_from_assignments(vec![assignment.clone()], params.as_ref(), &r, &s).unwrap();
     let locks = locks();
-    let dp = device_params_with(&locks, Arc::clone(&params), Residency::Streamed).unwrap();
-    assert!(!dp.is_resident());
-    let (gpu, _) =
-        prove_from_assignments_gpu(vec![assignment], &params, &dp, Some(&locks), &r, &s).unwrap();
-    assert_eq!(cpu[0].to_bytes(), gpu[0].to_bytes());
+    let dp = device_params_with(
+        &locks,
+        Arc::clone(&params),
+        Residency::Streamed,
+        G2Placement::Auto,
+    )
+    .unwrap();
+    assert!(!dp.is_resident() && dp.has_b_g2());
+    // B_G2 on the CPU, then on the GPU from the streamed b_g2.
+    for b_g2 in [G2Placement::Cpu, G2Placement::Gpu] {
+        let (gpu, _) = prove_start_with(
+            vec![assignment.clone()],
+            &params,
+            &dp,
+            Some(&locks),
+            b_g2,
+            &r,
+            &s,
+        )
+        .and_then(|p| p.finish())
+        .unwrap();
+        assert_eq!(cpu[0].to_bytes(), gpu[0].to_bytes(), "B_G2 {b_g2:?}");
+    }
+    // Parameters made for B_G2 on the CPU have no b_g2 on the device: asking for the GPU is
+    // refused before anything runs.
+    let cpu_only = device_params_with(
+        &locks,
+        Arc::clone(&params),
+        Residency::Auto,
+        G2Placement::Cpu,
+    )
+    .unwrap();
+    assert!(!cpu_only.has_b_g2());
+    let err = prove_start_with(
+        vec![assignment],
+        &params,
+        &cpu_only,
+        Some(&locks),
+        G2Placement::Gpu,
+        &r,
+        &s,
+    )
+    .err()
+    .expect("B_G2 on a GPU without b_g2 must fail");
+    assert!(matches!(err, ProverError::G2Placement(_)), "{err}");
 }
 
 /// A simulated small card: a VRAM budget with room for one proof and a half (parameters
@@ -484,14 +530,26 @@ fn four_workers_on_a_small_card_wait_for_memory() {
     };
     // One proof's working set, measured on roomy locks.
     let roomy = locks();
-    let dp = device_params_with(&roomy, Arc::clone(&params), Residency::Streamed).unwrap();
+    let dp = device_params_with(
+        &roomy,
+        Arc::clone(&params),
+        Residency::Streamed,
+        G2Placement::Auto,
+    )
+    .unwrap();
     prove(&roomy, &dp, 1).unwrap();
     let one = roomy.info().unwrap().vram_peak;
     assert!(one > 0);
 
     let budget = one * 3 / 2;
     let small_card = GpuLocks::new(DEVICE, Some(budget)).unwrap();
-    let dp = device_params_with(&small_card, Arc::clone(&params), Residency::Streamed).unwrap();
+    let dp = device_params_with(
+        &small_card,
+        Arc::clone(&params),
+        Residency::Streamed,
+        G2Placement::Auto,
+    )
+    .unwrap();
     assert!(!dp.is_resident());
     let seeds: Vec<u64> = (0..4).map(|_| rng.next_u64()).collect();
     std::thread::scope(|scope| {

@@ -1,13 +1,15 @@
 //! GPU MSM and batch addition against the CPU (bellperson-lite's `msm_g1`, or plain sums).
 //! Sizes 0, 1, 2, 1000, 2^16+3 and 2^20 (at most 2^12 with CUZK_SMALL=1); scalars random,
 //! all zero, all one, all maximal (r - 1) and a mix of those; points with the identity and
-//! repeated points placed among them. (All-one and all-maximal scalars stop at 2^16+3.) Fresh random inputs each run (seed printed).
+//! repeated points placed among them. Fresh random inputs each run (seed printed). The same
+//! over G2 is in msm_g2.rs.
 #![cfg(feature = "cuda")]
 
 use bellperson_lite::density::Density;
 use bellperson_lite::msm::msm_g1 as cpu_msm;
 use blstrs::{G1Affine, G1Projective, Scalar};
 use cuzk_gpu_tests::points::random_points;
+use cuzk_gpu_tests::scalars::{scalars, ScalarKind};
 use cuzk_gpu_tests::{rng, small};
 use ff::Field;
 use group::prime::PrimeCurveAffine;
@@ -22,34 +24,6 @@ fn sizes() -> Vec<usize> {
     } else {
         vec![0, 1, 2, 3, 1000, (1 << 16) + 3, 1 << 20]
     }
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Scalars {
-    Random,
-    Zero,
-    One,
-    Max,
-    Mixed,
-}
-
-fn scalars(rng: &mut ChaCha20Rng, kind: Scalars, n: usize) -> Vec<Scalar> {
-    let max = -Scalar::ONE;
-    (0..n)
-        .map(|_| match kind {
-            Scalars::Random => Scalar::random(&mut *rng),
-            Scalars::Zero => Scalar::ZERO,
-            Scalars::One => Scalar::ONE,
-            Scalars::Max => max,
-            Scalars::Mixed => match rng.next_u32() % 8 {
-                0 => Scalar::ZERO,
-                1 => Scalar::ONE,
-                2 => max,
-                3 => Scalar::from(u64::from(rng.next_u32() % 5)),
-                _ => Scalar::random(&mut *rng),
-            },
-        })
-        .collect()
 }
 
 /// Random points with the identity at a few places and some points repeated (so that a
@@ -80,13 +54,7 @@ fn msm_matches_the_cpu() {
     let mut rng = rng();
     for n in sizes() {
         let points = test_points(&mut rng, n);
-        for kind in [
-            Scalars::Random,
-            Scalars::Zero,
-            Scalars::One,
-            Scalars::Max,
-            Scalars::Mixed,
-        ] {
+        for kind in ScalarKind::ALL {
             let s = scalars(&mut rng, kind, n);
             let gpu = msm_g1(&points, &s).unwrap();
             let cpu = if n <= 3 {

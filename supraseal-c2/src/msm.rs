@@ -1,11 +1,11 @@
-//! Multi-scalar multiplication and batch addition over G1, on the GPU.
+//! Multi-scalar multiplication and batch addition over G1 and G2, on the GPU.
 //!
-//! Safe wrappers over `cuzk/msm.h`. Points (`blstrs::G1Affine`) and scalars (`blstrs::Scalar`,
-//! Montgomery form) cross as they are; the GPU converts the scalars to canonical form itself,
-//! and the result comes back as a `blstrs::G1Projective` (blst's Jacobian layout) with no
-//! conversion.
+//! Safe wrappers over `cuzk/msm.h`. Points (`blstrs::G1Affine`, `G2Affine`) and scalars
+//! (`blstrs::Scalar`, Montgomery form) cross as they are; the GPU converts the scalars to
+//! canonical form itself, and the result comes back as a `blstrs::G1Projective` /
+//! `G2Projective` (blst's Jacobian layouts) with no conversion.
 
-use blstrs::{G1Affine, G1Projective, Scalar};
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use group::Group;
 
 use crate::error::CudaError;
@@ -21,18 +21,27 @@ const _: () = {
     assert!(align_of::<G1Affine>() == align_of::<ffi::cuzk_g1_affine_t>());
     assert!(size_of::<G1Projective>() == size_of::<ffi::cuzk_g1_projective_t>());
     assert!(align_of::<G1Projective>() == align_of::<ffi::cuzk_g1_projective_t>());
+    assert!(size_of::<G2Affine>() == size_of::<ffi::cuzk_g2_affine_t>());
+    assert!(align_of::<G2Affine>() == align_of::<ffi::cuzk_g2_affine_t>());
+    assert!(size_of::<G2Projective>() == size_of::<ffi::cuzk_g2_projective_t>());
+    assert!(align_of::<G2Projective>() == align_of::<ffi::cuzk_g2_projective_t>());
 };
+
+/// The error for an MSM given more scalars than points.
+fn check_lengths(points: usize, scalars: usize) -> Result<(), CudaError> {
+    if points < scalars {
+        return Err(CudaError::InvalidArgument(format!(
+            "MSM of {scalars} scalars over only {points} points"
+        )));
+    }
+    Ok(())
+}
 
 /// `sum_i scalars[i] * points[i]`. `points` may be longer than `scalars` (the tail is
 /// ignored, as in bellperson); an empty input gives the identity.
 pub fn msm_g1(points: &[G1Affine], scalars: &[Scalar]) -> Result<G1Projective, CudaError> {
     let n = scalars.len();
-    if points.len() < n {
-        return Err(CudaError::InvalidArgument(format!(
-            "MSM of {n} scalars over only {} points",
-            points.len()
-        )));
-    }
+    check_lengths(points.len(), n)?;
     let mut out = G1Projective::identity();
     // SAFETY: `points` and `scalars` are valid for reads of `n` elements with the cuzk_*
     // layouts (asserted above), `out` for one write of cuzk_g1_projective_t; the call copies
@@ -43,6 +52,25 @@ pub fn msm_g1(points: &[G1Affine], scalars: &[Scalar]) -> Result<G1Projective, C
             scalars.as_ptr().cast::<ffi::cuzk_fr_t>(),
             n,
             std::ptr::from_mut(&mut out).cast::<ffi::cuzk_g1_projective_t>(),
+        ))?;
+    }
+    Ok(out)
+}
+
+/// [`msm_g1`] over G2.
+pub fn msm_g2(points: &[G2Affine], scalars: &[Scalar]) -> Result<G2Projective, CudaError> {
+    let n = scalars.len();
+    check_lengths(points.len(), n)?;
+    let mut out = G2Projective::identity();
+    // SAFETY: `points` and `scalars` are valid for reads of `n` elements with the cuzk_*
+    // layouts (asserted above), `out` for one write of cuzk_g2_projective_t; the call copies
+    // and keeps no pointer.
+    unsafe {
+        ffi::check(ffi::cuzk_msm_g2(
+            points.as_ptr().cast::<ffi::cuzk_g2_affine_t>(),
+            scalars.as_ptr().cast::<ffi::cuzk_fr_t>(),
+            n,
+            std::ptr::from_mut(&mut out).cast::<ffi::cuzk_g2_projective_t>(),
         ))?;
     }
     Ok(out)
@@ -82,6 +110,30 @@ pub fn batch_add_g1(
             wpb,
             bitmaps.len(),
             out.as_mut_ptr().cast::<ffi::cuzk_g1_projective_t>(),
+        ))?;
+    }
+    Ok(out)
+}
+
+/// [`batch_add_g1`] over G2 (one pass over the points per bitmap).
+pub fn batch_add_g2(
+    points: &[G2Affine],
+    bitmaps: &[&[u64]],
+) -> Result<Vec<G2Projective>, CudaError> {
+    let n = points.len();
+    let (words, wpb) = pack_bitmaps(n, bitmaps);
+    let mut out = vec![G2Projective::identity(); bitmaps.len()];
+    // SAFETY: `points` is valid for reads of `n` cuzk_g2_affine_t, `words` for `wpb * count`
+    // words, `out` for `count` writes of cuzk_g2_projective_t (layouts asserted above); the
+    // call copies and keeps no pointer.
+    unsafe {
+        ffi::check(ffi::cuzk_batch_add_g2(
+            points.as_ptr().cast::<ffi::cuzk_g2_affine_t>(),
+            n,
+            words.as_ptr(),
+            wpb,
+            bitmaps.len(),
+            out.as_mut_ptr().cast::<ffi::cuzk_g2_projective_t>(),
         ))?;
     }
     Ok(out)
@@ -141,17 +193,38 @@ pub fn bench_msm_g1(
     iters: u32,
 ) -> Result<MsmBench, CudaError> {
     let n = scalars.len();
-    if points.len() < n {
-        return Err(CudaError::InvalidArgument(
-            "fewer points than scalars".into(),
-        ));
-    }
+    check_lengths(points.len(), n)?;
     let mut out = empty_bench();
     // SAFETY: as in `msm_g1`; the buffers are pinned and unpinned within the call, which
     // keeps no pointer; `out` is a valid cuzk_msm_bench_t.
     unsafe {
         ffi::check(ffi::cuzk_msm_g1_bench(
             points.as_ptr().cast::<ffi::cuzk_g1_affine_t>(),
+            scalars.as_ptr().cast::<ffi::cuzk_fr_t>(),
+            n,
+            warmup,
+            iters,
+            &mut out,
+        ))?;
+    }
+    Ok(MsmBench::from_ffi(&out))
+}
+
+/// Times [`msm_g2`]'s GPU part on these inputs, as [`bench_msm_g1`].
+pub fn bench_msm_g2(
+    points: &[G2Affine],
+    scalars: &[Scalar],
+    warmup: u32,
+    iters: u32,
+) -> Result<MsmBench, CudaError> {
+    let n = scalars.len();
+    check_lengths(points.len(), n)?;
+    let mut out = empty_bench();
+    // SAFETY: as in `msm_g2`; the buffers are pinned and unpinned within the call, which
+    // keeps no pointer; `out` is a valid cuzk_msm_bench_t.
+    unsafe {
+        ffi::check(ffi::cuzk_msm_g2_bench(
+            points.as_ptr().cast::<ffi::cuzk_g2_affine_t>(),
             scalars.as_ptr().cast::<ffi::cuzk_fr_t>(),
             n,
             warmup,

@@ -1,4 +1,4 @@
-//! A test circuit chosen by name ("sha" or "mix"), for the benchmarks, the engine's sweep and
+//! A test circuit chosen by name ("sha", "mix" or "mix<percent>"), for the benchmarks, the engine's sweep and
 //! the daemon's test kind, which all take the circuit as a word.
 
 use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
@@ -10,22 +10,24 @@ use super::{CircuitSizeError, MixCircuit, ShaCircuit};
 #[derive(Clone, Debug)]
 pub enum TestCircuit {
     Sha(ShaCircuit),
-    /// With [`MixCircuit::DEFAULT_BIT_FRACTION`] bits.
+    /// With [`MixCircuit::DEFAULT_BIT_FRACTION`] bits, or the fraction the name gives.
     Mix(MixCircuit),
 }
 
 /// Why [`TestCircuit::by_name`] could not make a circuit.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TestCircuitError {
-    #[error("unknown test circuit `{0}` (sha or mix)")]
+    #[error("unknown test circuit `{0}` (sha, mix, or mix<P> with P% non-boolean values, such as mix50)")]
     UnknownName(String),
     #[error(transparent)]
     Size(#[from] CircuitSizeError),
 }
 
 impl TestCircuit {
-    /// The circuit `name` ("sha" or "mix") of `2^log_size` constraints, its witness from `seed`.
+    /// The circuit `name` of `2^log_size` constraints, its witness from `seed`: "sha", "mix"
+    /// (10% non-boolean values) or "mix<P>" with P (0 to 100) percent non-boolean values.
     pub fn by_name(name: &str, log_size: u32, seed: u64) -> Result<Self, TestCircuitError> {
+        let unknown = || TestCircuitError::UnknownName(name.to_string());
         Ok(match name {
             "sha" => TestCircuit::Sha(ShaCircuit::try_new(log_size, seed)?),
             "mix" => TestCircuit::Mix(MixCircuit::try_new(
@@ -33,7 +35,16 @@ impl TestCircuit {
                 MixCircuit::DEFAULT_BIT_FRACTION,
                 seed,
             )?),
-            other => return Err(TestCircuitError::UnknownName(other.to_string())),
+            other => {
+                let percent: u32 = other
+                    .strip_prefix("mix")
+                    .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+                    .and_then(|p| p.parse().ok())
+                    .filter(|p| *p <= 100)
+                    .ok_or_else(unknown)?;
+                let bit_fraction = 1.0 - f64::from(percent) / 100.0;
+                TestCircuit::Mix(MixCircuit::try_new(log_size, bit_fraction, seed)?)
+            }
         })
     }
 
@@ -73,6 +84,22 @@ mod tests {
             TestCircuit::by_name("rsa", 6, 0),
             Err(TestCircuitError::UnknownName(_))
         ));
+        // mix<P>: P percent non-boolean values.
+        let half = TestCircuit::by_name("mix50", 6, 3).unwrap();
+        let direct = MixCircuit::new(6, 0.5, 3);
+        assert_eq!(
+            synthesize_circuit(half).unwrap().aux_assignment,
+            synthesize_circuit(direct).unwrap().aux_assignment
+        );
+        for bad in ["mix101", "mix-5", "mix5x", "mixer", "mix 5"] {
+            assert!(
+                matches!(
+                    TestCircuit::by_name(bad, 6, 0),
+                    Err(TestCircuitError::UnknownName(_))
+                ),
+                "{bad}"
+            );
+        }
         assert!(matches!(
             TestCircuit::by_name("sha", 3, 0),
             Err(TestCircuitError::Size(_))

@@ -6,10 +6,12 @@
  *     l    = sum_i aux_i l_query[i]
  *     a    = sum_k s_k a_query[k]      (inputs, then the aux values A's density selects)
  *     b_g1 = sum_k s_k b_g1_query[k]   (the inputs and aux values B's densities select)
- * The caller (supraseal-c2 / bellperson-lite) computes B's G2 sum on the CPU meanwhile and
- * assembles the proof. The scalars of l, a and b_g1 arrive split on the CPU (`cuzk_msm_split_t`):
- * zeros dropped, ones as a bitmap summed by batch addition, the rest as (index, scalar) pairs
- * summed by a Pippenger "tail" MSM.
+ * and, when the circuit asks for it and the parameters carry b_g2, the G2 sum
+ *     b_g2 = sum_k s_k b_g2_query[k]   (the same scalars as b_g1)
+ * otherwise the caller (supraseal-c2 / bellperson-lite) computes B's G2 sum on the CPU
+ * meanwhile. The caller assembles the proof. The scalars of l, a and b arrive split on the CPU
+ * (`cuzk_msm_split_t`): zeros dropped, ones as a bitmap summed by batch addition, the rest as
+ * (index, scalar) pairs summed by a Pippenger "tail" MSM.
  *
  * Concurrency: every GPU has one `gpu_locks` object shared by the workers proving on it. It
  * holds a memory lock (VRAM reservation and the uploads of a proof's inputs, on the worker's
@@ -65,7 +67,7 @@ typedef struct cuzk_gpu_locks_info_t {
  * generate_groth16_proofs_start_c). */
 cuzk_error_t cuzk_gpu_locks_info(const cuzk_gpu_locks_t* locks, int device, cuzk_gpu_locks_info_t* out);
 
-/* The G1 vectors of a parameter set on one device (opaque). */
+/* The query vectors of a parameter set on one device (opaque). */
 typedef struct cuzk_groth16_params cuzk_groth16_params_t;
 
 /* Values of `residency` for cuzk_groth16_params_create. */
@@ -76,8 +78,9 @@ enum cuzk_residency {
     CUZK_RESIDENCY_STREAMED = 1,
 };
 
-/* Makes the G1 vectors of a parameter set available to the GPU provers of `locks` (null: the
- * process-wide locks of `device`). Resident vectors are uploaded once and stay (their bytes
+/* Makes the query vectors of a parameter set available to the GPU provers of `locks` (null: the
+ * process-wide locks of `device`): the four G1 ones and, optionally, b_g2 (null and 0 when B's
+ * G2 sum always runs on the CPU; otherwise as long as b_g1). Resident vectors are uploaded once and stay (their bytes
  * are reserved from the budget until destroyed); otherwise the host arrays are page-locked
  * where possible and each proof streams them in. In that case the host arrays must stay valid
  * and unchanged until the handle is destroyed; when resident they may be released after this
@@ -85,7 +88,8 @@ enum cuzk_residency {
 cuzk_error_t cuzk_groth16_params_create(cuzk_gpu_locks_t* locks, int device, int residency, const cuzk_g1_affine_t* h,
                                         size_t h_len, const cuzk_g1_affine_t* l, size_t l_len,
                                         const cuzk_g1_affine_t* a, size_t a_len, const cuzk_g1_affine_t* b_g1,
-                                        size_t b_g1_len, cuzk_groth16_params_t** out);
+                                        size_t b_g1_len, const cuzk_g2_affine_t* b_g2, size_t b_g2_len,
+                                        cuzk_groth16_params_t** out);
 
 /* Whether the vectors are resident on the device (1) or streamed per proof (0). */
 int cuzk_groth16_params_resident(const cuzk_groth16_params_t* params);
@@ -109,7 +113,8 @@ typedef struct cuzk_msm_split_t {
 
 /* One circuit's inputs to the GPU part: the evaluations of A, B and C on the domain (`abc_len`
  * each, at most the domain size; the rest is zero) and the split scalars of the l, a and b_g1
- * MSMs, whose lengths are those of the parameters' vectors. */
+ * MSMs, whose lengths are those of the parameters' vectors. With `b_g2_on_gpu` non-zero the
+ * b_g1 split is also summed over b_g2 (the parameters must carry b_g2). */
 typedef struct cuzk_groth16_circuit_t {
     const cuzk_fr_t* a;
     const cuzk_fr_t* b;
@@ -118,15 +123,18 @@ typedef struct cuzk_groth16_circuit_t {
     cuzk_msm_split_t l;
     cuzk_msm_split_t a_query;
     cuzk_msm_split_t b_g1;
+    int b_g2_on_gpu;
 } cuzk_groth16_circuit_t;
 
-/* The GPU's results for one circuit (Jacobian, blst_p1 layout). */
-typedef struct cuzk_groth16_g1_sums_t {
+/* The GPU's results for one circuit (Jacobian, blst_p1 / blst_p2 layouts). `b_g2` is the
+ * identity (all zeros) when the circuit did not ask for it. */
+typedef struct cuzk_groth16_sums_t {
     cuzk_g1_projective_t h;
     cuzk_g1_projective_t l;
     cuzk_g1_projective_t a;
     cuzk_g1_projective_t b_g1;
-} cuzk_groth16_g1_sums_t;
+    cuzk_g2_projective_t b_g2;
+} cuzk_groth16_sums_t;
 
 /* Where the GPU part's time went, in milliseconds, summed over the circuits of a call. */
 typedef struct cuzk_groth16_timings_t {
@@ -142,6 +150,8 @@ typedef struct cuzk_groth16_timings_t {
     float msm_l_ms;
     float msm_a_ms;
     float msm_b_g1_ms;
+    /* B's G2 sum, for the circuits that ran it on the GPU. */
+    float msm_b_g2_ms;
 } cuzk_groth16_timings_t;
 
 /* A proof batch whose GPU part has run (opaque). */
@@ -171,7 +181,7 @@ cuzk_error_t generate_groth16_proofs_start_c(cuzk_gpu_locks_t* locks, const cuzk
  * null; `count` entries) receives, per circuit, the first constraint whose evaluations have
  * a*b != c, checked on the GPU before H is computed, or UINT64_MAX when every constraint
  * holds. The sums of an unsatisfied circuit must not become a proof: it would not verify. */
-cuzk_error_t generate_groth16_proofs_finish_c(cuzk_groth16_pending_t* pending, cuzk_groth16_g1_sums_t* sums,
+cuzk_error_t generate_groth16_proofs_finish_c(cuzk_groth16_pending_t* pending, cuzk_groth16_sums_t* sums,
                                               size_t count, uint64_t* unsatisfied, cuzk_groth16_timings_t* timings);
 
 /* Frees a pending batch that will not be finished. Null is accepted. */
@@ -180,7 +190,7 @@ void generate_groth16_proofs_destroy_c(cuzk_groth16_pending_t* pending);
 /* start then finish, in one call. */
 cuzk_error_t generate_groth16_proofs_c(cuzk_gpu_locks_t* locks, const cuzk_groth16_params_t* params,
                                        const cuzk_groth16_circuit_t* circuits, size_t count,
-                                       cuzk_groth16_g1_sums_t* sums, uint64_t* unsatisfied,
+                                       cuzk_groth16_sums_t* sums, uint64_t* unsatisfied,
                                        cuzk_groth16_timings_t* timings);
 
 /* Testing: the next `count` circuits proved in this process fail in their compute phase with

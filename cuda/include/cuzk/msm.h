@@ -1,8 +1,8 @@
-/* Multi-scalar multiplication and batch addition over G1 on the GPU.
+/* Multi-scalar multiplication and batch addition over G1 and G2 on the GPU.
  *
- * Points are blst_p1_affine / blstrs::G1Affine (all zeros = infinity), scalars are
- * blst_fr / blstrs::Scalar in Montgomery form (converted to canonical integers on the GPU),
- * results are blst_p1 / blstrs::G1Projective (Jacobian). Any length, including 0 (the result
+ * Points are blst_p1_affine / blstrs::G1Affine or blst_p2_affine / blstrs::G2Affine (all
+ * zeros = infinity), scalars are blst_fr / blstrs::Scalar in Montgomery form (converted to
+ * canonical integers on the GPU), results are blst_p1 / blst_p2 (Jacobian). Any length, including 0 (the result
  * is the identity).
  *
  * The host-pointer functions copy their inputs to the GPU, compute, copy the result back and
@@ -26,6 +26,10 @@ extern "C" {
 cuzk_error_t cuzk_msm_g1(const cuzk_g1_affine_t* points, const cuzk_fr_t* scalars, size_t n,
                          cuzk_g1_projective_t* out);
 
+/* *out = sum_i scalars[i] * points[i] over G2, i < n (host memory). */
+cuzk_error_t cuzk_msm_g2(const cuzk_g2_affine_t* points, const cuzk_fr_t* scalars, size_t n,
+                         cuzk_g2_projective_t* out);
+
 /* The same on device buffers; `d_out` is one point in device memory. */
 cuzk_error_t cuzk_msm_g1_device(const cuzk_g1_affine_t* d_points, const cuzk_fr_t* d_scalars, size_t n,
                                 cuzk_g1_projective_t* d_out, cuzk_stream_t stream);
@@ -38,7 +42,11 @@ cuzk_error_t cuzk_msm_g1_device(const cuzk_g1_affine_t* d_points, const cuzk_fr_
 cuzk_error_t cuzk_batch_add_g1(const cuzk_g1_affine_t* points, size_t n, const uint64_t* words,
                                size_t words_per_bitmap, size_t count, cuzk_g1_projective_t* out);
 
-/* The same on device buffers; `d_out` holds `count` points in device memory. */
+/* Batch addition over G2 (host memory), as cuzk_batch_add_g1; one bitmap per pass. */
+cuzk_error_t cuzk_batch_add_g2(const cuzk_g2_affine_t* points, size_t n, const uint64_t* words,
+                               size_t words_per_bitmap, size_t count, cuzk_g2_projective_t* out);
+
+/* The G1 batch addition on device buffers; `d_out` holds `count` points in device memory. */
 cuzk_error_t cuzk_batch_add_g1_device(const cuzk_g1_affine_t* d_points, size_t n, const uint64_t* d_words,
                                       size_t words_per_bitmap, size_t count, cuzk_g1_projective_t* d_out,
                                       cuzk_stream_t stream);
@@ -63,6 +71,10 @@ typedef struct cuzk_msm_bench_t {
 
 /* Times cuzk_msm_g1_device on the given host inputs (which are pinned for the duration). */
 cuzk_error_t cuzk_msm_g1_bench(const cuzk_g1_affine_t* points, const cuzk_fr_t* scalars, size_t n,
+                               uint32_t warmup, uint32_t iters, cuzk_msm_bench_t* out);
+
+/* Times the G2 MSM the same way. */
+cuzk_error_t cuzk_msm_g2_bench(const cuzk_g2_affine_t* points, const cuzk_fr_t* scalars, size_t n,
                                uint32_t warmup, uint32_t iters, cuzk_msm_bench_t* out);
 
 /* Times cuzk_batch_add_g1_device on the given host inputs. */

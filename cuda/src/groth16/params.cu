@@ -1,21 +1,54 @@
-// Device-resident (or streamed) G1 vectors of a Groth16 parameter set, and their C entry points.
+// Device-resident (or streamed) query vectors of a Groth16 parameter set, and their C entry
+// points.
 #include "groth16/params.cuh"
 
 using cuzk::affine_t;
-using cuzk::dev_ptr_t;
+using cuzk::g2_affine_t;
 using cuzk::groth16::g1_vector_t;
+using cuzk::groth16::g2_vector_t;
 
 size_t cuzk_groth16_params::bytes() const {
-    size_t total = 0;
-    for (const g1_vector_t* v : vectors()) total += v->len * sizeof(affine_t);
+    size_t total = b_g2.bytes();
+    for (const g1_vector_t* v : g1_vectors()) total += v->bytes();
     return total;
 }
 
 size_t cuzk_groth16_params::largest_bytes() const {
-    size_t most = 0;
-    for (const g1_vector_t* v : vectors()) most = std::max(most, v->len * sizeof(affine_t));
+    size_t most = b_g2.bytes();
+    for (const g1_vector_t* v : g1_vectors()) most = std::max(most, v->bytes());
     return most;
 }
+
+namespace {
+
+// Page-locks a streamed vector's host array for full-speed copies where the system allows it
+// (a read-only file mapping may refuse; then copies are slower).
+template <class A>
+void pin(cuzk::groth16::query_vector_t<A>& v) {
+    if (v.len == 0) return;
+    // device-wide-ok: once per parameter set, when it is put on the device
+    const cudaError_t err = cudaHostRegister(const_cast<A*>(v.host), v.bytes(), cudaHostRegisterReadOnly);
+    if (err == cudaSuccess) v.pinned = true;
+    else (void)cudaGetLastError();
+}
+
+template <class A>
+void unpin(cuzk::groth16::query_vector_t<A>& v) {
+    // device-wide-ok: teardown
+    if (v.pinned) cudaHostUnregister(const_cast<A*>(v.host));
+    v.pinned = false;
+}
+
+// Places a resident vector at `at` in the device block, enqueues its upload, and returns the
+// address after it.
+template <class A>
+uint8_t* place(cuzk::groth16::query_vector_t<A>& v, uint8_t* at, cudaStream_t s) {
+    v.d = reinterpret_cast<A*>(at);
+    if (v.len) CUZK_CUDA_CHECK(cudaMemcpyAsync(v.d, v.host, v.bytes(), cudaMemcpyHostToDevice, s));
+    return at + v.bytes();
+}
+
+}  // namespace
 
 cuzk_groth16_params::~cuzk_groth16_params() {
     // Teardown, not the proving path: the plain cudaFree (which waits for the device) is fine.
@@ -24,29 +57,22 @@ cuzk_groth16_params::~cuzk_groth16_params() {
         cudaFree(d_block);  // device-wide-ok: teardown
         locks->vram.release(reserved);
     }
-    for (g1_vector_t* v : vectors())
-        // device-wide-ok: teardown
-        if (v->pinned) cudaHostUnregister(const_cast<affine_t*>(v->host));
-}
-
-const affine_t* cuzk_groth16_params::bases(const g1_vector_t& v, dev_ptr_t<affine_t>& staging,
-                                           cudaStream_t stream) const {
-    if (resident) return v.d;
-    if (v.len == 0) return nullptr;
-    if (staging.size() < v.len) staging = dev_ptr_t<affine_t>(largest_bytes() / sizeof(affine_t), stream);
-    CUZK_CUDA_CHECK(
-        cudaMemcpyAsync(staging.get(), v.host, v.len * sizeof(affine_t), cudaMemcpyHostToDevice, stream));
-    return staging.get();
+    for (g1_vector_t* v : g1_vectors()) unpin(*v);
+    unpin(b_g2);
 }
 
 namespace cuzk::groth16 {
 namespace {
 
 std::unique_ptr<params_t> make_params(cuzk_gpu_locks* given, int device, int residency,
-                                      const g1_vector_t (&vecs)[4]) {
+                                      const g1_vector_t (&vecs)[4], const g2_vector_t& b_g2) {
     CUZK_REQUIRE(residency == CUZK_RESIDENCY_AUTO || residency == CUZK_RESIDENCY_STREAMED,
                  "parameters: unknown residency " + std::to_string(residency));
     for (const g1_vector_t& v : vecs) CUZK_REQUIRE(v.len == 0 || v.host != nullptr, "parameters: null vector");
+    CUZK_REQUIRE(b_g2.len == 0 || b_g2.host != nullptr, "parameters: null b_g2 vector");
+    CUZK_REQUIRE(b_g2.len == 0 || b_g2.len == vecs[3].len,
+                 "parameters: b_g2 has " + std::to_string(b_g2.len) + " points, b_g1 " + std::to_string(vecs[3].len) +
+                     " (both follow B's densities, so they must be as long)");
     const size_t h_domain = vecs[0].len + 1;
     CUZK_REQUIRE(vecs[0].len >= 1 && (h_domain & (h_domain - 1)) == 0,
                  "parameters: the h vector must have 2^k - 1 points (k >= 1), it has " + std::to_string(vecs[0].len));
@@ -61,6 +87,7 @@ std::unique_ptr<params_t> make_params(cuzk_gpu_locks* given, int device, int res
     p->l = vecs[1];
     p->a = vecs[2];
     p->b_g1 = vecs[3];
+    p->b_g2 = b_g2;
     const size_t total = p->bytes();
     // Resident only if it leaves room for the largest proof this set can run: about the
     // size of the vectors again (scalars, scratch), checked roughly here and exactly by each
@@ -80,26 +107,15 @@ std::unique_ptr<params_t> make_params(cuzk_gpu_locks* given, int device, int res
     if (p->d_block) {
         stream_t s;
         uint8_t* at = static_cast<uint8_t*>(p->d_block);
-        for (g1_vector_t* v : p->vectors()) {
-            v->d = reinterpret_cast<affine_t*>(at);
-            if (v->len)
-                CUZK_CUDA_CHECK(cudaMemcpyAsync(v->d, v->host, v->len * sizeof(affine_t), cudaMemcpyHostToDevice, s));
-            at += v->len * sizeof(affine_t);
-        }
+        for (g1_vector_t* v : p->g1_vectors()) at = place(*v, at, s);
+        place(p->b_g2, at, s);
         s.sync();
         p->resident = true;
-        for (g1_vector_t* v : p->vectors()) v->host = nullptr;  // not used again
+        for (g1_vector_t* v : p->g1_vectors()) v->host = nullptr;  // not used again
+        p->b_g2.host = nullptr;
     } else {
-        // Streamed per proof: page-lock the host arrays for full-speed copies where the
-        // system allows it (a read-only file mapping may refuse; then copies are slower).
-        for (g1_vector_t* v : p->vectors()) {
-            if (v->len == 0) continue;
-            // device-wide-ok: once per parameter set, when it is put on the device
-            const cudaError_t err = cudaHostRegister(const_cast<affine_t*>(v->host), v->len * sizeof(affine_t),
-                                                     cudaHostRegisterReadOnly);
-            if (err == cudaSuccess) v->pinned = true;
-            else (void)cudaGetLastError();
-        }
+        for (g1_vector_t* v : p->g1_vectors()) pin(*v);
+        pin(p->b_g2);
     }
     return p;
 }
@@ -114,6 +130,7 @@ extern "C" cuzk_error_t cuzk_groth16_params_create(cuzk_gpu_locks_t* locks, int 
                                                    size_t h_len, const cuzk_g1_affine_t* l, size_t l_len,
                                                    const cuzk_g1_affine_t* a, size_t a_len,
                                                    const cuzk_g1_affine_t* b_g1, size_t b_g1_len,
+                                                   const cuzk_g2_affine_t* b_g2, size_t b_g2_len,
                                                    cuzk_groth16_params_t** out) {
     return guard([&] {
         CUZK_REQUIRE(out != nullptr, "parameters: null output");
@@ -121,7 +138,8 @@ extern "C" cuzk_error_t cuzk_groth16_params_create(cuzk_gpu_locks_t* locks, int 
             return groth16::g1_vector_t{reinterpret_cast<const affine_t*>(p), n};
         };
         const groth16::g1_vector_t vecs[4] = {vec(h, h_len), vec(l, l_len), vec(a, a_len), vec(b_g1, b_g1_len)};
-        *out = groth16::make_params(locks, device, residency, vecs).release();
+        const groth16::g2_vector_t g2{reinterpret_cast<const g2_affine_t*>(b_g2), b_g2_len};
+        *out = groth16::make_params(locks, device, residency, vecs, g2).release();
     });
 }
 

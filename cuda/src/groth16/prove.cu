@@ -1,6 +1,8 @@
 // The GPU part of the Groth16 prover (cuzk/groth16.h): per circuit, reserve and upload under
-// the memory lock, then the H pipeline and the four G1 MSMs under the compute lock.
+// the memory lock, then the H pipeline, the four G1 MSMs and (when asked) B's G2 MSM under the
+// compute lock.
 #include <algorithm>
+#include <cstddef>
 #include <atomic>
 #include <memory>
 #include <chrono>
@@ -14,7 +16,7 @@
 #include "ntt/ntt.cuh"
 
 struct cuzk_groth16_pending {
-    std::vector<cuzk_groth16_g1_sums_t> sums;
+    std::vector<cuzk_groth16_sums_t> sums;
     // Per circuit: the first constraint with a*b != c, or UINT32_MAX when all hold.
     std::vector<uint32_t> unsatisfied;
     cuzk_groth16_timings_t timings{};
@@ -90,13 +92,14 @@ struct device_split_t {
 // buffer for non-resident parameters, and the largest scratch of the MSMs (they run one after
 // another on one stream, so their scratch memory is reused).
 size_t working_set(const params_t& p, const cuzk_groth16_circuit_t& c, size_t n) {
-    size_t bytes = 3 * n * sizeof(fr_t) + 4 * sizeof(jacobian_t);
+    size_t bytes = 3 * n * sizeof(fr_t) + sizeof(cuzk_groth16_sums_t);
     bytes += device_split_t::bytes(c.l, p.l.len) + device_split_t::bytes(c.a_query, p.a.len) +
              device_split_t::bytes(c.b_g1, p.b_g1.len);
     if (!p.resident) bytes += p.largest_bytes();
-    size_t scratch = msm::msm_scratch_bytes(n - 1) + (size_t(16) << 20);  // + the NTT's scale tables
+    size_t scratch = msm::msm_scratch_bytes<g1_t>(n - 1) + (size_t(16) << 20);  // + the NTT's scale tables
     for (const cuzk_msm_split_t* s : {&c.l, &c.a_query, &c.b_g1})
-        scratch = std::max(scratch, msm::split_msm_scratch_bytes(s->other_count));
+        scratch = std::max(scratch, msm::split_msm_scratch_bytes<g1_t>(s->other_count));
+    if (c.b_g2_on_gpu) scratch = std::max(scratch, msm::split_msm_scratch_bytes<g2_t>(c.b_g1.other_count));
     // The pool hands out memory in blocks of a few MiB: keep a margin for the rounding.
     return bytes + scratch + (size_t(64) << 20);
 }
@@ -118,7 +121,7 @@ struct uploaded_hook_t {
 };
 
 void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_circuit_t& c, uint32_t log_n,
-                   const stream_t& s, size_t index, const uploaded_hook_t& uploaded, cuzk_groth16_g1_sums_t& out,
+                   const stream_t& s, size_t index, const uploaded_hook_t& uploaded, cuzk_groth16_sums_t& out,
                    uint32_t& unsatisfied, cuzk_groth16_timings_t& t) {
     const size_t n = size_t(1) << log_n;
     const size_t bytes = working_set(p, c, n);
@@ -137,8 +140,9 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
     device_split_t l(c.l, p.l.len, locks.staging, s), a(c.a_query, p.a.len, locks.staging, s),
         b(c.b_g1, p.b_g1.len, locks.staging, s);
     dev_ptr_t<jacobian_t> d_sums(4, s);
+    dev_ptr_t<g2_jacobian_t> d_b_g2(1, s);
     dev_ptr_t<uint32_t> d_unsatisfied(1, s);
-    dev_ptr_t<affine_t> staging;  // streamed parameters only
+    dev_ptr_t<uint8_t> staging;  // streamed parameters only
     memory.unlock();
     t.upload_ms += ms_since(t1);
     uploaded(index);
@@ -151,7 +155,7 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
         never_launched_kernel<<<0, 1, 0, s>>>();  // an invalid configuration: a real launch error
         CUZK_LAUNCH_CHECK();
     }
-    event_t e[6];
+    event_t e[7];
     e[0].record(s);
     CUZK_CUDA_CHECK(cudaMemsetAsync(d_unsatisfied, 0xff, sizeof(uint32_t), s));
     if (c.abc_len) {
@@ -160,19 +164,27 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
     }
     ntt::h_pipeline(d_a, d_b, d_c, log_n, s);
     e[1].record(s);
-    msm::msm_g1_device(p.bases(p.h, staging, s), d_a, n - 1, d_sums.get() + 0, s);
+    msm::msm_device<g1_t>(p.bases(p.h, staging, s), d_a, n - 1, d_sums.get() + 0, s);
     e[2].record(s);
-    msm::split_msm_g1_device(p.bases(p.l, staging, s), p.l.len, l.ones, l.ones_words, l.index, l.scalars, l.count,
-                             d_sums.get() + 1, s);
+    msm::split_msm_device<g1_t>(p.bases(p.l, staging, s), p.l.len, l.ones, l.ones_words, l.index, l.scalars, l.count,
+                                d_sums.get() + 1, s);
     e[3].record(s);
-    msm::split_msm_g1_device(p.bases(p.a, staging, s), p.a.len, a.ones, a.ones_words, a.index, a.scalars, a.count,
-                             d_sums.get() + 2, s);
+    msm::split_msm_device<g1_t>(p.bases(p.a, staging, s), p.a.len, a.ones, a.ones_words, a.index, a.scalars, a.count,
+                                d_sums.get() + 2, s);
     e[4].record(s);
-    msm::split_msm_g1_device(p.bases(p.b_g1, staging, s), p.b_g1.len, b.ones, b.ones_words, b.index, b.scalars,
-                             b.count, d_sums.get() + 3, s);
+    msm::split_msm_device<g1_t>(p.bases(p.b_g1, staging, s), p.b_g1.len, b.ones, b.ones_words, b.index, b.scalars,
+                                b.count, d_sums.get() + 3, s);
     e[5].record(s);
-    static_assert(sizeof(cuzk_groth16_g1_sums_t) == 4 * sizeof(jacobian_t), "four Jacobian points");
-    CUZK_CUDA_CHECK(cudaMemcpyAsync(&out, d_sums.get(), sizeof(out), cudaMemcpyDeviceToHost, s));
+    if (c.b_g2_on_gpu)
+        msm::split_msm_device<g2_t>(p.bases(p.b_g2, staging, s), p.b_g2.len, b.ones, b.ones_words, b.index, b.scalars,
+                                    b.count, d_b_g2.get(), s);
+    else
+        CUZK_CUDA_CHECK(cudaMemsetAsync(d_b_g2.get(), 0, sizeof(g2_jacobian_t), s));  // the identity
+    e[6].record(s);
+    static_assert(offsetof(cuzk_groth16_sums_t, b_g2) == 4 * sizeof(jacobian_t), "four G1 points, then b_g2");
+    static_assert(sizeof(cuzk_groth16_sums_t) == 4 * sizeof(jacobian_t) + sizeof(g2_jacobian_t), "layout");
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(&out, d_sums.get(), 4 * sizeof(jacobian_t), cudaMemcpyDeviceToHost, s));
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(&out.b_g2, d_b_g2.get(), sizeof(g2_jacobian_t), cudaMemcpyDeviceToHost, s));
     CUZK_CUDA_CHECK(cudaMemcpyAsync(&unsatisfied, d_unsatisfied.get(), sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
     s.sync();
     t.ntt_ms += e[1].since(e[0]);
@@ -180,6 +192,7 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
     t.msm_l_ms += e[3].since(e[2]);
     t.msm_a_ms += e[4].since(e[3]);
     t.msm_b_g1_ms += e[5].since(e[4]);
+    t.msm_b_g2_ms += e[6].since(e[5]);
 }
 
 std::unique_ptr<cuzk_groth16_pending> start(cuzk_gpu_locks* given, const params_t* p,
@@ -200,6 +213,9 @@ std::unique_ptr<cuzk_groth16_pending> start(cuzk_gpu_locks* given, const params_
         check_split(c.l, p->l.len, "l");
         check_split(c.a_query, p->a.len, "a");
         check_split(c.b_g1, p->b_g1.len, "b_g1");
+        CUZK_REQUIRE(!c.b_g2_on_gpu || p->b_g2.len == p->b_g1.len,
+                     "groth16: circuit " + std::to_string(i) +
+                         " asks for B's G2 sum on the GPU, but the parameters were made without b_g2");
     }
 
     CUZK_CUDA_CHECK(cudaSetDevice(p->device));
@@ -237,7 +253,7 @@ extern "C" cuzk_error_t generate_groth16_proofs_start_c(cuzk_gpu_locks_t* locks,
 }
 
 extern "C" cuzk_error_t generate_groth16_proofs_finish_c(cuzk_groth16_pending_t* pending,
-                                                         cuzk_groth16_g1_sums_t* sums, size_t count,
+                                                         cuzk_groth16_sums_t* sums, size_t count,
                                                          uint64_t* unsatisfied, cuzk_groth16_timings_t* timings) {
     std::unique_ptr<cuzk_groth16_pending> owned(pending);
     return guard([&] {
@@ -256,7 +272,7 @@ extern "C" void generate_groth16_proofs_destroy_c(cuzk_groth16_pending_t* pendin
 
 extern "C" cuzk_error_t generate_groth16_proofs_c(cuzk_gpu_locks_t* locks, const cuzk_groth16_params_t* params,
                                                   const cuzk_groth16_circuit_t* circuits, size_t count,
-                                                  cuzk_groth16_g1_sums_t* sums, uint64_t* unsatisfied,
+                                                  cuzk_groth16_sums_t* sums, uint64_t* unsatisfied,
                                                   cuzk_groth16_timings_t* timings) {
     cuzk_groth16_pending_t* pending = nullptr;
     cuzk_error_t err = generate_groth16_proofs_start_c(locks, params, circuits, count, nullptr, nullptr, &pending);

@@ -1,6 +1,10 @@
 // Internals shared by the MSM, the batch addition and their benchmark: the stream-ordered
 // implementations behind the C entry points (cuzk/msm.h), and the small kernels both use to
 // sum arrays of accumulators and to hand results back in blst's Jacobian layout.
+//
+// Everything is a template over the group G (g1_t or g2_t, see ec/g1.cuh and ec/g2.cuh),
+// which names the point types; the definitions are in the .cu files, instantiated there for
+// both groups.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -9,6 +13,7 @@
 #include <cstdint>
 
 #include "ec/g1.cuh"
+#include "ec/g2.cuh"
 #include "util/error.cuh"
 #include "util/resources.cuh"
 
@@ -30,44 +35,47 @@ struct msm_profile_t {
 // sum_i scalars[i] * points[i] into *d_out (device), enqueued on `stream`. Scalars are blst
 // Montgomery form. Scratch memory is allocated and freed stream-ordered. With `profile`, its
 // events are recorded on the stream between the stages.
-void msm_g1_device(const affine_t* d_points, const fr_t* d_scalars, size_t n, jacobian_t* d_out,
-                   cudaStream_t stream, msm_profile_t* profile = nullptr);
+template <class G>
+void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_t n, typename G::jacobian* d_out,
+                cudaStream_t stream, msm_profile_t* profile = nullptr);
 
-// An upper bound of the scratch memory msm_g1_device allocates for n points (for VRAM
+// An upper bound of the scratch memory msm_device<G> allocates for n points (for VRAM
 // reservations made before the MSM runs).
+template <class G>
 size_t msm_scratch_bytes(size_t n);
 
-// An upper bound of the scratch memory batch_add_g1_device allocates for `count` bitmaps.
+// An upper bound of the scratch memory batch_add_device<G> allocates for `count` bitmaps.
+template <class G>
 size_t batch_add_scratch_bytes(size_t count);
 
 // The sum of s_k * bases[k] over k < len, with the scalars split (see cuzk_msm_split_t):
 // bit k of `d_ones` set means s_k = 1; d_scalars[j] is the scalar of point d_index[j] (every
 // index below len); all other scalars are zero. Into *d_out (device), enqueued on `stream`.
-void split_msm_g1_device(const affine_t* d_bases, size_t len, const uint64_t* d_ones, size_t ones_words,
-                         const uint32_t* d_index, const fr_t* d_scalars, size_t other_count, jacobian_t* d_out,
-                         cudaStream_t stream);
+template <class G>
+void split_msm_device(const typename G::affine* d_bases, size_t len, const uint64_t* d_ones, size_t ones_words,
+                      const uint32_t* d_index, const fr_t* d_scalars, size_t other_count, typename G::jacobian* d_out,
+                      cudaStream_t stream);
 
-// An upper bound of the scratch memory split_msm_g1_device allocates.
+// An upper bound of the scratch memory split_msm_device<G> allocates.
+template <class G>
 size_t split_msm_scratch_bytes(size_t other_count);
 
 // For each of `count` bitmaps (stride `wpb` words), the sum of the selected points, into
 // d_out[0 .. count) (device), enqueued on `stream`.
-void batch_add_g1_device(const affine_t* d_points, size_t n, const uint64_t* d_words, size_t wpb, size_t count,
-                         jacobian_t* d_out, cudaStream_t stream);
+template <class G>
+void batch_add_device(const typename G::affine* d_points, size_t n, const uint64_t* d_words, size_t wpb,
+                      size_t count, typename G::jacobian* d_out, cudaStream_t stream);
 
-// out[g][o] = sum of in[g][o*fan .. min(len, (o+1)*fan)) for g < groups, o < ceil(len/fan).
-// One thread per output: the arrays summed here are small (partial sums), so a plain
-// sequential loop per thread is enough.
-__global__ void reduce_kernel(const xyzz_t* in, size_t groups, size_t len, size_t fan, xyzz_t* out);
-
-// out[i] = in[i] in Jacobian form, i < count.
-__global__ void to_jacobian_kernel(const xyzz_t* in, jacobian_t* out, size_t count);
+// out[i] = in[i] in Jacobian form, i < count, enqueued on `stream`.
+template <class X>
+void to_jacobian(const X* in, typename X::jacobian_t* out, size_t count, cudaStream_t stream);
 
 // Sums each of `groups` rows of `len` accumulators down to one, on `stream`; returns the
 // buffer holding the `groups` results (either `in` itself when len == 1, or `scratch`'s
 // contents). `scratch` is replaced as needed.
-const xyzz_t* reduce_rows(const xyzz_t* in, size_t groups, size_t len, dev_ptr_t<xyzz_t>& scratch_a,
-                          dev_ptr_t<xyzz_t>& scratch_b, cudaStream_t stream);
+template <class X>
+const X* reduce_rows(const X* in, size_t groups, size_t len, dev_ptr_t<X>& scratch_a, dev_ptr_t<X>& scratch_b,
+                     cudaStream_t stream);
 
 // Blocks for `n` threads of `threads` each, at least one.
 inline unsigned blocks_for(size_t n, unsigned threads) {

@@ -2,10 +2,12 @@
 //! `sha` at 2^20, 2^22 and 2^24 constraints and `mix` (90% bits) at 2^24, with benchmark
 //! parameters (random points of the right shape, resident on the GPU). Each GPU figure is the
 //! median of `RUNS` proofs after one warm-up proof; every GPU proof's bytes are compared with
-//! the CPU prover's for the same (r, s) once per size (at the sizes where the CPU prover runs).
+//! the CPU prover's for the same (r, s) once per size (at the sizes where the CPU prover runs),
+//! and the proofs of every B_G2 placement with each other.
 //!
-//! Usage: `bench_groth16 [--cpu-max LOG] [kind:log ...]` (default: sha:20 sha:22 sha:24
-//! mix:24; the CPU prover runs up to 2^22 unless --cpu-max says otherwise).
+//! Usage: `bench_groth16 [--cpu-max LOG] [--b-g2 auto,cpu,gpu] [kind:log ...]` (default:
+//! sha:20 sha:22 sha:24 mix:24, B_G2 placed automatically; the CPU prover runs up to 2^22
+//! unless --cpu-max says otherwise). `kind` is any test circuit name (`sha`, `mix`, `mix50`).
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -13,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use bellperson_lite::circuits::TestCircuit;
 use bellperson_lite::generator::{BenchmarkSrs, CircuitShape};
-use bellperson_lite::gpu::{device_params, prove_from_assignments_gpu, split_scalars};
+use bellperson_lite::gpu::{device_params, prove_start_with, split_scalars, G2Placement};
 use bellperson_lite::prover::{prove_from_assignments_with_timings, PhaseTimings};
 use bellperson_lite::synthesis::{synthesize_circuit, ProvingAssignment};
 use blstrs::Scalar;
@@ -41,16 +43,33 @@ fn synthesize(kind: &str, log: u32) -> ProvingAssignment {
 
 fn main() -> ExitCode {
     let mut cpu_max = 22u32;
+    let mut placements = vec![G2Placement::Auto];
     let mut cases: Vec<(String, u32)> = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         if a == "--cpu-max" {
             cpu_max = args.next().and_then(|v| v.parse().ok()).unwrap_or(cpu_max);
+        } else if a == "--b-g2" {
+            let list = args.next().unwrap_or_default();
+            placements = list
+                .split(',')
+                .filter_map(|p| match p {
+                    "auto" => Some(G2Placement::Auto),
+                    "cpu" => Some(G2Placement::Cpu),
+                    "gpu" => Some(G2Placement::Gpu),
+                    other => {
+                        eprintln!("ignoring B_G2 placement {other:?} (auto, cpu or gpu)");
+                        None
+                    }
+                })
+                .collect();
+            if placements.is_empty() {
+                placements = vec![G2Placement::Auto];
+            }
         } else if let Some((k, l)) = a.split_once(':') {
-            if let (true, Ok(l)) = (k == "sha" || k == "mix", l.parse()) {
-                cases.push((k.to_string(), l));
-            } else {
-                eprintln!("ignoring argument {a:?} (expected sha:LOG or mix:LOG)");
+            match l.parse() {
+                Ok(l) if TestCircuit::by_name(k, l, 0).is_ok() => cases.push((k.to_string(), l)),
+                _ => eprintln!("ignoring argument {a:?} (expected NAME:LOG, NAME a test circuit)"),
             }
         }
     }
@@ -88,28 +107,41 @@ fn main() -> ExitCode {
         };
         let r = [Scalar::random(&mut rng)];
         let s = [Scalar::random(&mut rng)];
-        let mut totals = Vec::new();
-        let mut last: Option<(PhaseTimings, Vec<u8>)> = None;
-        for run in 0..=RUNS {
-            let input = vec![assignment.clone()];
-            let t = Instant::now();
-            match prove_from_assignments_gpu(input, &srs, &dp, Some(&locks), &r, &s) {
-                Ok((proofs, timings)) => {
-                    if run > 0 {
-                        totals.push(ms(t.elapsed()));
+        // Per placement of B_G2: the median proof time, the last run's phases and proof.
+        let mut runs: Vec<(G2Placement, f64, PhaseTimings, Vec<u8>)> = Vec::new();
+        for &placement in &placements {
+            let mut totals = Vec::new();
+            let mut last: Option<(PhaseTimings, Vec<u8>)> = None;
+            for run in 0..=RUNS {
+                let input = vec![assignment.clone()];
+                let t = Instant::now();
+                let proved = prove_start_with(input, &srs, &dp, Some(&locks), placement, &r, &s)
+                    .and_then(|p| p.finish());
+                match proved {
+                    Ok((proofs, timings)) => {
+                        if run > 0 {
+                            totals.push(ms(t.elapsed()));
+                        }
+                        last = Some((timings, proofs[0].to_bytes().to_vec()));
                     }
-                    last = Some((timings, proofs[0].to_bytes().to_vec()));
-                }
-                Err(e) => {
-                    println!("{kind} 2^{log}: GPU proof failed: {e}");
-                    failed = true;
-                    break;
+                    Err(e) => {
+                        println!("{kind} 2^{log}: GPU proof (B_G2 {placement:?}) failed: {e}");
+                        failed = true;
+                        break;
+                    }
                 }
             }
+            if let Some((timings, bytes)) = last {
+                runs.push((placement, median(totals), timings, bytes));
+            }
         }
-        let Some((gpu_t, gpu_bytes)) = last else {
+        let Some(gpu_bytes) = runs.first().map(|r| r.3.clone()) else {
             continue;
         };
+        if runs.iter().any(|r| r.3 != gpu_bytes) {
+            println!("{kind} 2^{log}: the B_G2 placements gave different proofs");
+            failed = true;
+        }
         // The GPU part alone (no B_G2 thread, no checks on the CPU beside it), on this
         // circuit's evaluations and on random ones of the same length (the kernels' work does
         // not depend on the values; a difference would show an effect of the data).
@@ -128,6 +160,7 @@ fn main() -> ExitCode {
                     l: &l,
                     a_query: &a,
                     b_g1: &b,
+                    b_g2_on_gpu: false,
                 };
                 let mut best: Option<(f64, GpuTimings)> = None;
                 for _ in 0..=RUNS {
@@ -176,28 +209,29 @@ fn main() -> ExitCode {
         if same == Some(false) {
             failed = true;
         }
-        rows.push((
-            kind.clone(),
-            *log,
-            ms(synth),
-            median(totals),
-            gpu_t,
-            cpu_ms,
-            same,
-            dp.is_resident(),
-        ));
+        for (placement, total, gpu_t, _) in runs {
+            rows.push((
+                format!("{kind} 2^{log} {}", format!("{placement:?}").to_lowercase()),
+                ms(synth),
+                total,
+                gpu_t,
+                cpu_ms,
+                same,
+                dp.is_resident(),
+            ));
+        }
     }
 
     println!();
-    println!("Groth16, one proof after synthesis: GPU median of {RUNS} after a warm-up (ms), phases of the last run");
+    println!("Groth16, one proof after synthesis: GPU median of {RUNS} after a warm-up (ms), phases of the last run; circuit, size and B_G2 placement");
     println!(
-        "{:>9} {:>8} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>10} {:>6} {:>8}",
+        "{:>18} {:>8} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>10} {:>6} {:>8}",
         "circuit", "synth", "GPU proof", "prep", "upload", "NTT", "MSM h", "MSM l", "MSM a", "MSM b1", "B_G2", "asm", "CPU proof", "same", "resident"
     );
-    for (kind, log, synth, total, t, cpu, same, resident) in rows {
+    for (case, synth, total, t, cpu, same, resident) in rows {
         println!(
-            "{:>9} {:>8.0} {:>9.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>10} {:>6} {:>8}",
-            format!("{kind} 2^{log}"),
+            "{:>18} {:>8.0} {:>9.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>10} {:>6} {:>8}",
+            case,
             synth,
             total,
             ms(t.prep),

@@ -1,19 +1,20 @@
 //! MSM and batch-addition benchmark on the GPU: G1 MSM with random 255-bit scalars at 2^20,
-//! 2^22, 2^24 and 2^26 points, and batch addition of 2^26 points with half the bits set (one
-//! bitmap, and four at once). Each figure is the median of several runs after warm-up, timed
+//! 2^22, 2^24 and 2^26 points, batch addition of 2^26 points with half the bits set (one
+//! bitmap, and four at once), and G2 MSM at 2^20 and 2^24 points. Each figure is the median of several runs after warm-up, timed
 //! with CUDA events, on inputs already on the device and including their host-to-device copy.
 //!
 //! Inputs: distinct pseudo-random points (built in parallel; a few points tiled to the size
 //! would stay in the GPU's L2 cache and flatter the bucket sums, whose point reads are
 //! scattered over the whole vector) and random scalars below r from a splitmix64 stream.
 //!
-//! Usage: `bench_msm [log_n ...]` (default: 20 22 24 26; batch addition at the largest).
+//! Usage: `bench_msm [log_n ...] [g2:log_n ...]` (default: 20 22 24 26 g2:20 g2:24; batch
+//! addition at the largest G1 size; no G2 MSM unless asked when G1 sizes are given).
 
 use std::process::ExitCode;
 
 use blstrs::{G1Affine, Scalar};
-use cuzk_gpu_tests::points::distinct_points;
-use supraseal_c2::msm::{bench_batch_add_g1, bench_msm_g1};
+use cuzk_gpu_tests::points::{distinct_points, distinct_points_g2};
+use supraseal_c2::msm::{bench_batch_add_g1, bench_msm_g1, bench_msm_g2, MsmBench};
 
 struct SplitMix(u64);
 
@@ -39,14 +40,98 @@ fn random_scalars(rng: &mut SplitMix, n: usize) -> Vec<Scalar> {
     out
 }
 
+/// One row of an MSM table: `point_bytes` is the size of one affine point.
+fn msm_row(log_n: u32, r: &MsmBench, point_bytes: f64) -> String {
+    let n = (1usize << log_n) as f64;
+    // Work: n mixed additions into buckets per window. Bytes: the points and scalars read
+    // once (a floor; each window reads them again).
+    let adds = n * r.windows as f64;
+    let bytes = n * (point_bytes + 32.0);
+    let secs = r.device_ms as f64 * 1e-3;
+    format!(
+        "{:>6} {:>9.2} {:>12.2} {:>8.2} {:>8.2} {:>8.2} {:>9} {:>10.2} {:>8.1}",
+        format!("2^{log_n}"),
+        r.device_ms,
+        r.with_h2d_ms,
+        r.sort_ms,
+        r.bucket_ms,
+        r.reduce_ms,
+        format!("{}x{}", r.window_bits, r.windows),
+        adds / secs / 1e9,
+        bytes / secs / 1e9
+    )
+}
+
+const MSM_HEADER: [&str; 9] = [
+    "size",
+    "MSM ms",
+    "H2D+MSM ms",
+    "sort",
+    "buckets",
+    "reduce",
+    "c x W",
+    "Gadd/s",
+    "GB/s",
+];
+
+fn print_header() {
+    let h = MSM_HEADER;
+    println!(
+        "{:>6} {:>9} {:>12} {:>8} {:>8} {:>8} {:>9} {:>10} {:>8}",
+        h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8]
+    );
+}
+
 fn main() -> ExitCode {
-    let mut sizes: Vec<u32> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut sizes: Vec<u32> = args.iter().filter_map(|a| a.parse().ok()).collect();
+    let mut g2_sizes: Vec<u32> = args
+        .iter()
+        .filter_map(|a| a.strip_prefix("g2:").and_then(|l| l.parse().ok()))
         .collect();
-    if sizes.is_empty() {
+    if sizes.is_empty() && g2_sizes.is_empty() {
         sizes = vec![20, 22, 24, 26];
+        g2_sizes = vec![20, 24];
     }
+    let mut failed = false;
+    if !sizes.is_empty() {
+        failed |= bench_g1(&sizes);
+    }
+    if !g2_sizes.is_empty() {
+        failed |= bench_g2(&g2_sizes);
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// The G2 MSM table; returns whether a size failed.
+fn bench_g2(sizes: &[u32]) -> bool {
+    let n_max = 1usize << *sizes.iter().max().unwrap();
+    let points = distinct_points_g2(2, n_max);
+    let scalars = random_scalars(&mut SplitMix(0x9e2), n_max);
+    let mut failed = false;
+    println!();
+    println!("G2 MSM (BLS12-381), random 255-bit scalars, median after warm-up, CUDA events");
+    print_header();
+    for &log_n in sizes {
+        let n = 1usize << log_n;
+        let (warmup, iters) = if log_n >= 24 { (1, 3) } else { (2, 7) };
+        match bench_msm_g2(&points[..n], &scalars[..n], warmup, iters) {
+            Ok(r) => println!("{}", msm_row(log_n, &r, 192.0)),
+            Err(e) => {
+                println!("{:>6} failed: {e}", format!("2^{log_n}"));
+                failed = true;
+            }
+        }
+    }
+    failed
+}
+
+/// The G1 MSM and batch-addition tables; returns whether a size failed.
+fn bench_g1(sizes: &[u32]) -> bool {
     let max_log = *sizes.iter().max().unwrap();
     let n_max = 1usize << max_log;
 
@@ -56,33 +141,12 @@ fn main() -> ExitCode {
 
     let mut failed = false;
     println!("G1 MSM (BLS12-381), random 255-bit scalars, median after warm-up, CUDA events");
-    println!(
-        "{:>6} {:>9} {:>12} {:>8} {:>8} {:>8} {:>9} {:>10} {:>8}",
-        "size", "MSM ms", "H2D+MSM ms", "sort", "buckets", "reduce", "c x W", "Gadd/s", "GB/s"
-    );
-    for &log_n in &sizes {
+    print_header();
+    for &log_n in sizes {
         let n = 1usize << log_n;
         let (warmup, iters) = if log_n >= 25 { (1, 3) } else { (2, 7) };
         match bench_msm_g1(&points[..n], &scalars[..n], warmup, iters) {
-            Ok(r) => {
-                // Work: n mixed additions into buckets per window. Bytes: the points and
-                // scalars read once (a floor; each window reads them again).
-                let adds = n as f64 * r.windows as f64;
-                let bytes = n as f64 * (96.0 + 32.0);
-                let secs = r.device_ms as f64 * 1e-3;
-                println!(
-                    "{:>6} {:>9.2} {:>12.2} {:>8.2} {:>8.2} {:>8.2} {:>9} {:>10.2} {:>8.1}",
-                    format!("2^{log_n}"),
-                    r.device_ms,
-                    r.with_h2d_ms,
-                    r.sort_ms,
-                    r.bucket_ms,
-                    r.reduce_ms,
-                    format!("{}x{}", r.window_bits, r.windows),
-                    adds / secs / 1e9,
-                    bytes / secs / 1e9
-                );
-            }
+            Ok(r) => println!("{}", msm_row(log_n, &r, 96.0)),
             Err(e) => {
                 println!("{:>6} failed: {e}", format!("2^{log_n}"));
                 failed = true;
@@ -129,9 +193,5 @@ fn main() -> ExitCode {
             }
         }
     }
-    if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    }
+    failed
 }

@@ -4,7 +4,7 @@
 //!   the VRAM budget. Cloning shares the same object; the last clone destroys it.
 //! - [`DeviceParams`]: a parameter set's G1 vectors on one GPU (resident, or streamed per proof
 //!   when they do not fit), keeping alive whatever owns the host arrays.
-//! - [`start`] / [`PendingG1::finish`]: the GPU sums of a batch of circuits. `start` returns
+//! - [`start`] / [`PendingGpu::finish`]: the GPU sums of a batch of circuits. `start` returns
 //!   when the GPU is done with the inputs; the caller computes B's G2 sum on the CPU meanwhile
 //!   (on another thread) and assembles the proofs from both.
 //!
@@ -13,7 +13,7 @@
 //! - `locks`: [`GpuLocks`], [`SendableGpuMutex`], the counters.
 //! - `params`: [`DeviceParams`] and [`Residency`].
 //! - `upload`: [`UploadSignal`], set by the library's callback after the uploads.
-//! - `prove`: [`start`], [`PendingG1`], the per-circuit inputs and results.
+//! - `prove`: [`start`], [`PendingGpu`], the per-circuit inputs and results.
 
 mod locks;
 mod params;
@@ -21,6 +21,6 @@ mod prove;
 mod upload;
 
 pub use locks::{default_locks_info, GpuLocks, GpuLocksInfo, GpuMutexPtr, SendableGpuMutex};
-pub use params::{DeviceParams, G1Vectors, Residency};
-pub use prove::{inject_faults, start, CircuitInputs, G1Batch, G1Sums, GpuTimings, PendingG1};
+pub use params::{DeviceParams, QueryVectors, Residency};
+pub use prove::{inject_faults, start, CircuitInputs, GpuBatch, GpuSums, GpuTimings, PendingGpu};
 pub use upload::UploadSignal;

@@ -1,25 +1,29 @@
-//! A parameter set's G1 vectors on one GPU: resident, or streamed per proof.
+//! A parameter set's query vectors on one GPU (the four G1 ones, and b_g2 when B's G2 sum may
+//! run there): resident, or streamed per proof.
 
 use std::any::Any;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
-use blstrs::G1Affine;
+use blstrs::{G1Affine, G2Affine};
 
 use super::locks::GpuLocks;
 use crate::error::CudaError;
 use crate::ffi;
 
-/// The G1 query vectors of a parameter set, borrowed from their owner.
+/// The query vectors of a parameter set, borrowed from their owner.
 #[derive(Clone, Copy, Debug)]
-pub struct G1Vectors<'a> {
+pub struct QueryVectors<'a> {
     pub h: &'a [G1Affine],
     pub l: &'a [G1Affine],
     pub a: &'a [G1Affine],
     pub b_g1: &'a [G1Affine],
+    /// Empty when B's G2 sum always runs on the CPU (it then takes no VRAM); otherwise as
+    /// long as `b_g1`.
+    pub b_g2: &'a [G2Affine],
 }
 
-/// Whether a parameter set's G1 vectors may stay on the device.
+/// Whether a parameter set's vectors may stay on the device.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Residency {
     /// Resident when they take at most half of the VRAM budget and fit what is left of it.
@@ -29,7 +33,7 @@ pub enum Residency {
     Streamed,
 }
 
-/// A parameter set's G1 vectors on one GPU.
+/// A parameter set's query vectors on one GPU.
 pub struct DeviceParams {
     ptr: NonNull<ffi::cuzk_groth16_params_t>,
     // The owner of the host arrays: the library reads them again per proof when they are not
@@ -39,6 +43,7 @@ pub struct DeviceParams {
     locks: Option<GpuLocks>,
     device: i32,
     lens: [usize; 4],
+    has_b_g2: bool,
 }
 
 // SAFETY: the handle is immutable after creation; the library only reads it (and the host
@@ -53,12 +58,13 @@ impl std::fmt::Debug for DeviceParams {
             .field("device", &self.device)
             .field("resident", &self.is_resident())
             .field("lens", &self.lens)
+            .field("has_b_g2", &self.has_b_g2)
             .finish()
     }
 }
 
 impl DeviceParams {
-    /// Puts the G1 vectors that `vectors` picks out of `owner` on the GPU of `locks` (or of
+    /// Puts the vectors that `vectors` picks out of `owner` on the GPU of `locks` (or of
     /// `device`'s process-wide locks). `owner` is kept alive as long as this handle.
     pub fn new<O, F>(
         locks: Option<&GpuLocks>,
@@ -69,15 +75,17 @@ impl DeviceParams {
     ) -> Result<DeviceParams, CudaError>
     where
         O: Send + Sync + 'static,
-        F: FnOnce(&O) -> G1Vectors<'_>,
+        F: FnOnce(&O) -> QueryVectors<'_>,
     {
         let device = locks.map_or(device, GpuLocks::device);
         let v = vectors(&owner);
         let lens = [v.h.len(), v.l.len(), v.a.len(), v.b_g1.len()];
+        let has_b_g2 = !v.b_g2.is_empty();
         let mut ptr: *mut ffi::cuzk_groth16_params_t = std::ptr::null_mut();
-        // SAFETY: the four slices are valid for their lengths and live in `owner`, which this
-        // handle keeps alive until the library's handle is destroyed; G1Affine has blst's
-        // layout (cuzk_g1_affine_t); `ptr` is a valid output.
+        // SAFETY: the five slices are valid for their lengths and live in `owner`, which this
+        // handle keeps alive until the library's handle is destroyed; G1Affine and G2Affine
+        // have blst's layouts (cuzk_g1_affine_t, cuzk_g2_affine_t; asserted in the msm
+        // module); `ptr` is a valid output.
         unsafe {
             ffi::check(ffi::cuzk_groth16_params_create(
                 locks.map_or(std::ptr::null_mut(), GpuLocks::as_ptr),
@@ -94,6 +102,8 @@ impl DeviceParams {
                 v.a.len(),
                 v.b_g1.as_ptr().cast(),
                 v.b_g1.len(),
+                v.b_g2.as_ptr().cast(),
+                v.b_g2.len(),
                 &mut ptr,
             ))?;
         }
@@ -106,6 +116,7 @@ impl DeviceParams {
             locks: locks.cloned(),
             device,
             lens,
+            has_b_g2,
         })
     }
 
@@ -122,6 +133,11 @@ impl DeviceParams {
     /// The lengths of h, l, a and b_g1.
     pub fn lens(&self) -> [usize; 4] {
         self.lens
+    }
+
+    /// Whether b_g2 is on the device too, so that B's G2 sum can run there.
+    pub fn has_b_g2(&self) -> bool {
+        self.has_b_g2
     }
 
     /// The library's handle, for the proving calls. Valid while `self` lives.

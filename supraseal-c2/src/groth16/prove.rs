@@ -1,10 +1,10 @@
 //! The GPU part of a batch of proofs: start (uploads and kernels under the GPU's locks) and
-//! finish (the four G1 sums per circuit).
+//! finish (the four G1 sums per circuit, and B's G2 sum where asked).
 
 use std::ffi::c_void;
 use std::ptr::NonNull;
 
-use blstrs::{G1Projective, Scalar};
+use blstrs::{G1Projective, G2Projective, Scalar};
 use group::Group;
 
 use super::locks::GpuLocks;
@@ -25,16 +25,42 @@ pub struct CircuitInputs<'a> {
     pub l: &'a MsmSplit,
     pub a_query: &'a MsmSplit,
     pub b_g1: &'a MsmSplit,
+    /// Whether B's G2 sum (over the b_g1 split) runs on the GPU too; the parameters must
+    /// have been made with b_g2.
+    pub b_g2_on_gpu: bool,
 }
 
-/// The GPU's four sums for one circuit.
+/// The GPU's sums for one circuit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct G1Sums {
+pub struct GpuSums {
     pub h: G1Projective,
     pub l: G1Projective,
     pub a: G1Projective,
     pub b_g1: G1Projective,
+    /// `Some` exactly when the circuit asked for it (`CircuitInputs::b_g2_on_gpu`).
+    pub b_g2: Option<G2Projective>,
 }
+
+/// `cuzk_groth16_sums_t` with blstrs' types (the same layouts, asserted below), so that the
+/// library writes the points straight into Rust values.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct RawSums {
+    h: G1Projective,
+    l: G1Projective,
+    a: G1Projective,
+    b_g1: G1Projective,
+    b_g2: G2Projective,
+}
+
+const _: () = {
+    use std::mem::{align_of, offset_of, size_of};
+    assert!(size_of::<RawSums>() == size_of::<ffi::cuzk_groth16_sums_t>());
+    assert!(align_of::<RawSums>() == align_of::<ffi::cuzk_groth16_sums_t>());
+    assert!(offset_of!(RawSums, b_g2) == offset_of!(ffi::cuzk_groth16_sums_t, b_g2));
+    assert!(size_of::<G1Projective>() == size_of::<ffi::cuzk_g1_projective_t>());
+    assert!(size_of::<G2Projective>() == size_of::<ffi::cuzk_g2_projective_t>());
+};
 
 /// Where the GPU part's time went, in milliseconds (see `cuzk_groth16_timings_t`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -47,31 +73,35 @@ pub struct GpuTimings {
     pub msm_l_ms: f32,
     pub msm_a_ms: f32,
     pub msm_b_g1_ms: f32,
+    /// B's G2 sum, for the circuits that ran it on the GPU.
+    pub msm_b_g2_ms: f32,
 }
 
 /// What the GPU part gives for a batch, per circuit in order.
 #[derive(Clone, Debug)]
-pub struct G1Batch {
-    pub sums: Vec<G1Sums>,
+pub struct GpuBatch {
+    pub sums: Vec<GpuSums>,
     /// The first constraint with a·b ≠ c, checked on the GPU before H; `None` when every
     /// constraint holds. The sums of an unsatisfied circuit must not become a proof.
     pub unsatisfied: Vec<Option<u64>>,
     pub timings: GpuTimings,
 }
 
-/// A batch whose GPU part has run; [`PendingG1::finish`] hands out the sums.
-pub struct PendingG1 {
+/// A batch whose GPU part has run; [`PendingGpu::finish`] hands out the sums.
+pub struct PendingGpu {
     ptr: NonNull<ffi::cuzk_groth16_pending_t>,
     count: usize,
+    /// Per circuit, whether its B_G2 sum is among the results.
+    b_g2_on_gpu: Vec<bool>,
 }
 
 // SAFETY: the pending handle owns plain host data (the results); the library touches it only
 // in finish/destroy, which take it by value here.
-unsafe impl Send for PendingG1 {}
+unsafe impl Send for PendingGpu {}
 
-impl std::fmt::Debug for PendingG1 {
+impl std::fmt::Debug for PendingGpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PendingG1")
+        f.debug_struct("PendingGpu")
             .field("count", &self.count)
             .finish()
     }
@@ -97,7 +127,7 @@ pub fn start(
     params: &DeviceParams,
     circuits: &[CircuitInputs<'_>],
     uploaded: Option<&UploadSignal>,
-) -> Result<PendingG1, CudaError> {
+) -> Result<PendingGpu, CudaError> {
     let result = start_inner(locks, params, circuits, uploaded);
     if let Some(signal) = uploaded {
         signal.set();
@@ -110,7 +140,7 @@ fn start_inner(
     params: &DeviceParams,
     circuits: &[CircuitInputs<'_>],
     uploaded: Option<&UploadSignal>,
-) -> Result<PendingG1, CudaError> {
+) -> Result<PendingGpu, CudaError> {
     let mut raw = Vec::with_capacity(circuits.len());
     for (i, c) in circuits.iter().enumerate() {
         if c.a.len() != c.b.len() || c.a.len() != c.c.len() {
@@ -133,6 +163,12 @@ fn start_inner(
                 )));
             }
         }
+        if c.b_g2_on_gpu && !params.has_b_g2() {
+            return Err(CudaError::InvalidArgument(format!(
+                "circuit {i} asks for B's G2 sum on the GPU, but the device parameters were \
+                 made without b_g2"
+            )));
+        }
         raw.push(ffi::cuzk_groth16_circuit_t {
             a: c.a.as_ptr().cast(),
             b: c.b.as_ptr().cast(),
@@ -141,6 +177,7 @@ fn start_inner(
             l: split_view(c.l),
             a_query: split_view(c.a_query),
             b_g1: split_view(c.b_g1),
+            b_g2_on_gpu: i32::from(c.b_g2_on_gpu),
         });
     }
     let locks_ptr = locks
@@ -173,17 +210,24 @@ fn start_inner(
     let ptr = NonNull::new(ptr).ok_or_else(|| {
         CudaError::Internal("generate_groth16_proofs_start_c returned null".into())
     })?;
-    Ok(PendingG1 {
+    Ok(PendingGpu {
         ptr,
+        b_g2_on_gpu: circuits.iter().map(|c| c.b_g2_on_gpu).collect(),
         count: circuits.len(),
     })
 }
 
-impl PendingG1 {
+impl PendingGpu {
     /// The sums and satisfaction of every circuit, in order, and the GPU timings.
-    pub fn finish(self) -> Result<G1Batch, CudaError> {
-        // cuzk_groth16_g1_sums_t is four blst_p1 in a row: h, l, a, b_g1.
-        let mut raw = vec![[G1Projective::identity(); 4]; self.count];
+    pub fn finish(mut self) -> Result<GpuBatch, CudaError> {
+        let identity = RawSums {
+            h: G1Projective::identity(),
+            l: G1Projective::identity(),
+            a: G1Projective::identity(),
+            b_g1: G1Projective::identity(),
+            b_g2: G2Projective::identity(),
+        };
+        let mut raw = vec![identity; self.count];
         let mut unsatisfied = vec![u64::MAX; self.count];
         let mut t = ffi::cuzk_groth16_timings_t {
             wait_memory_ms: 0.0,
@@ -194,19 +238,20 @@ impl PendingG1 {
             msm_l_ms: 0.0,
             msm_a_ms: 0.0,
             msm_b_g1_ms: 0.0,
+            msm_b_g2_ms: 0.0,
         };
         let ptr = self.ptr.as_ptr();
         let count = self.count;
+        let b_g2_on_gpu = std::mem::take(&mut self.b_g2_on_gpu);
         // The library frees the handle in finish, also on error: Drop must not run.
         std::mem::forget(self);
         // SAFETY: `ptr` is a live pending handle, consumed here exactly once; `raw` holds
-        // `count` results of four G1Projective each, which is blst_p1's layout (checked in
-        // the msm module), so the library writes valid points into it; `unsatisfied` holds
-        // `count` entries.
+        // `count` RawSums, which have cuzk_groth16_sums_t's layout (asserted above), so the
+        // library writes valid points into them; `unsatisfied` holds `count` entries.
         unsafe {
             ffi::check(ffi::generate_groth16_proofs_finish_c(
                 ptr,
-                raw.as_mut_ptr().cast::<ffi::cuzk_groth16_g1_sums_t>(),
+                raw.as_mut_ptr().cast::<ffi::cuzk_groth16_sums_t>(),
                 count,
                 unsatisfied.as_mut_ptr(),
                 &mut t,
@@ -214,14 +259,16 @@ impl PendingG1 {
         }
         let sums = raw
             .iter()
-            .map(|[h, l, a, b_g1]| G1Sums {
-                h: *h,
-                l: *l,
-                a: *a,
-                b_g1: *b_g1,
+            .zip(b_g2_on_gpu)
+            .map(|(r, on_gpu)| GpuSums {
+                h: r.h,
+                l: r.l,
+                a: r.a,
+                b_g1: r.b_g1,
+                b_g2: on_gpu.then_some(r.b_g2),
             })
             .collect();
-        Ok(G1Batch {
+        Ok(GpuBatch {
             sums,
             unsatisfied: unsatisfied
                 .into_iter()
@@ -236,12 +283,13 @@ impl PendingG1 {
                 msm_l_ms: t.msm_l_ms,
                 msm_a_ms: t.msm_a_ms,
                 msm_b_g1_ms: t.msm_b_g1_ms,
+                msm_b_g2_ms: t.msm_b_g2_ms,
             },
         })
     }
 }
 
-impl Drop for PendingG1 {
+impl Drop for PendingGpu {
     fn drop(&mut self) {
         // SAFETY: a pending handle never finished (finish forgets self): destroyed once here.
         unsafe { ffi::generate_groth16_proofs_destroy_c(self.ptr.as_ptr()) }

@@ -1,4 +1,6 @@
-// Pippenger multi-scalar multiplication over G1 on the GPU, and its C entry points.
+// Pippenger multi-scalar multiplication on the GPU, as templates over the group (g1_t, g2_t):
+// instantiated for G1 in msm_g1.cu and for G2 in msm_g2.cu, which hold the C entry points (two
+// files, so that the compiler builds the two groups' kernels in parallel).
 //
 // Signed digits: with windows of c bits and H = 2^(c-1), every scalar is rewritten as
 //     s = sum_w d_w 2^(cw),   d_w in [-(H - 1), H],
@@ -24,6 +26,8 @@
 //      and writes blst's Jacobian form.
 // The pieces keep a bucket holding a large share of the points (many equal scalars) from
 // serializing on one thread, though its pieces are still added up by one thread.
+#pragma once
+
 #include <cub/cub.cuh>
 
 #include <algorithm>
@@ -37,23 +41,6 @@ namespace cuzk::msm {
 constexpr uint32_t SCALAR_BITS = 256;  // r < 2^255, plus one bit for the last signed carry
 constexpr uint32_t MAX_WINDOW = 16;    // 16-bit sort keys at most (two radix-sort passes)
 constexpr uint32_t SIGN_BIT = 0x80000000u;
-
-window_plan_t plan_windows(size_t n) {
-    // Cost model in mixed-addition units: n accumulations per window plus about 1.5 additions
-    // per bucket in the reduction (two full additions, each ~1.4 mixed ones, over H = 2^(c-1)
-    // buckets); c is the cheapest in [4, 16].
-    window_plan_t best{4, (SCALAR_BITS + 3) / 4};
-    double best_cost = -1;
-    for (uint32_t c = 4; c <= MAX_WINDOW; c++) {
-        const uint32_t w = (SCALAR_BITS + c - 1) / c;
-        const double cost = double(w) * (double(n) + 1.5 * double(size_t(1) << c));
-        if (best_cost < 0 || cost < best_cost) {
-            best = {c, w};
-            best_cost = cost;
-        }
-    }
-    return best;
-}
 
 namespace {
 
@@ -118,11 +105,14 @@ __global__ void count_kernel(const uint32_t* start, const uint32_t* end, uint32_
 // Thread p handles piece p; its bucket is the last one whose first piece is <= p (buckets
 // with no pieces share their successor's offset and are skipped by this search). Threads
 // past the total (launched for the upper bound, so that no count returns to the host) exit.
-__global__ void __launch_bounds__(128) piece_kernel(const affine_t* __restrict__ points,
+template <class G>
+__global__ void __launch_bounds__(128) piece_kernel(const typename G::affine* __restrict__ points,
                                                     const uint32_t* __restrict__ sorted_vals, size_t n,
                                                     const uint32_t* start, const uint32_t* end, const uint32_t* count,
                                                     const uint32_t* offset, uint32_t half, size_t total_buckets,
-                                                    xyzz_t* pieces) {
+                                                    typename G::xyzz* pieces) {
+    using xyzz_t = typename G::xyzz;
+    using affine_t = typename G::affine;
     const size_t p = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     const size_t total_pieces = size_t(offset[total_buckets - 1]) + count[total_buckets - 1];
     if (p >= total_pieces) return;
@@ -153,18 +143,20 @@ __global__ void __launch_bounds__(128) piece_kernel(const affine_t* __restrict__
     pieces[p] = acc;
 }
 
-__global__ void __launch_bounds__(128) bucket_kernel(const xyzz_t* pieces, const uint32_t* count,
-                                                     const uint32_t* offset, size_t total, xyzz_t* buckets) {
+template <class X>
+__global__ void __launch_bounds__(128) bucket_kernel(const X* pieces, const uint32_t* count,
+                                                     const uint32_t* offset, size_t total, X* buckets) {
     const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (t >= total) return;
-    xyzz_t acc = xyzz_t::inf();
+    X acc = X::inf();
     for (uint32_t k = 0; k < count[t]; k++) acc = acc.add(pieces[offset[t] + k]);
     buckets[t] = acc;
 }
 
 // k * p for 0 < k < 2^32, by double-and-add from the top set bit.
-__device__ xyzz_t mul_small(const xyzz_t& p, uint32_t k) {
-    xyzz_t r = xyzz_t::inf();
+template <class X>
+__device__ X mul_small(const X& p, uint32_t k) {
+    X r = X::inf();
     for (int b = 31 - __clz(k); b >= 0; b--) {
         r = r.dbl();
         if ((k >> b) & 1) r = r.add(p);
@@ -175,15 +167,16 @@ __device__ xyzz_t mul_small(const xyzz_t& p, uint32_t k) {
 // One thread per segment of `len` buckets; bucket j of a window holds digit j + 1, so the
 // segment starting at j = a contributes sum_j (j + 1) B_j = sum_j (j - a) B_j + (a + 1) sum_j B_j:
 // running sums from the top give the first term, one small multiple the second.
-__global__ void __launch_bounds__(128) segment_kernel(const xyzz_t* buckets, uint32_t half, uint32_t len,
-                                                      size_t total_segments, xyzz_t* out) {
+template <class X>
+__global__ void __launch_bounds__(128) segment_kernel(const X* buckets, uint32_t half, uint32_t len,
+                                                      size_t total_segments, X* out) {
     const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (t >= total_segments) return;
     const size_t per_window = half / len;
     const size_t w = t / per_window, s = t % per_window;
     const uint32_t a = uint32_t(s * len);
-    const xyzz_t* b = buckets + w * half + a;
-    xyzz_t running = xyzz_t::inf(), acc = xyzz_t::inf();
+    const X* b = buckets + w * half + a;
+    X running = X::inf(), acc = X::inf();
     for (uint32_t d = len - 1; d > 0; d--) {
         running = running.add(b[d]);
         acc = acc.add(running);
@@ -194,9 +187,10 @@ __global__ void __launch_bounds__(128) segment_kernel(const xyzz_t* buckets, uin
 }
 
 // Horner over the window sums, top window first; writes the Jacobian result.
-__global__ void combine_kernel(const xyzz_t* windows, uint32_t num_windows, uint32_t c, jacobian_t* out) {
+template <class X>
+__global__ void combine_kernel(const X* windows, uint32_t num_windows, uint32_t c, typename X::jacobian_t* out) {
     if (blockIdx.x != 0 || threadIdx.x != 0) return;
-    xyzz_t acc = xyzz_t::inf();
+    X acc = X::inf();
     for (int w = int(num_windows) - 1; w >= 0; w--) {
         for (uint32_t i = 0; i < c; i++) acc = acc.dbl();
         acc = acc.add(windows[w]);
@@ -206,7 +200,9 @@ __global__ void combine_kernel(const xyzz_t* windows, uint32_t num_windows, uint
 
 }  // namespace
 
+template <class G>
 size_t msm_scratch_bytes(size_t n) {
+    using xyzz_t = typename G::xyzz;
     if (n == 0) return 0;
     const window_plan_t plan = plan_windows(n);
     const size_t c = plan.bits, w = plan.windows, half = size_t(1) << (c - 1);
@@ -228,8 +224,11 @@ size_t msm_scratch_bytes(size_t n) {
     return bytes + (size_t(32) << 20);              // pool rounding of about 16 allocations
 }
 
-void msm_g1_device(const affine_t* d_points, const fr_t* d_scalars, size_t n, jacobian_t* d_out,
-                   cudaStream_t stream, msm_profile_t* profile) {
+template <class G>
+void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_t n, typename G::jacobian* d_out,
+                cudaStream_t stream, msm_profile_t* profile) {
+    using xyzz_t = typename G::xyzz;
+    using jacobian_t = typename G::jacobian;
     CUZK_REQUIRE(d_out != nullptr, "msm: null output");
     if (profile) profile->begin.record(stream);
     if (n == 0) {
@@ -286,11 +285,11 @@ void msm_g1_device(const affine_t* d_points, const fr_t* d_scalars, size_t n, ja
     // Each bucket has at most ceil(size / PIECE) <= size / PIECE + 1 pieces.
     const size_t max_pieces = n * num_windows / PIECE + total_buckets;
     dev_ptr_t<xyzz_t> pieces(max_pieces, stream);
-    piece_kernel<<<blocks_for(max_pieces, 128), 128, 0, stream>>>(d_points, sorted_vals, n, start, end, count, offset,
+    piece_kernel<G><<<blocks_for(max_pieces, 128), 128, 0, stream>>>(d_points, sorted_vals, n, start, end, count, offset,
                                                                   half, total_buckets, pieces);
     CUZK_LAUNCH_CHECK();
     dev_ptr_t<xyzz_t> buckets(total_buckets, stream);
-    bucket_kernel<<<blocks_for(total_buckets, 128), 128, 0, stream>>>(pieces, count, offset, total_buckets, buckets);
+    bucket_kernel<xyzz_t><<<blocks_for(total_buckets, 128), 128, 0, stream>>>(pieces, count, offset, total_buckets, buckets);
     CUZK_LAUNCH_CHECK();
     if (profile) profile->summed.record(stream);
 
@@ -298,44 +297,35 @@ void msm_g1_device(const affine_t* d_points, const fr_t* d_scalars, size_t n, ja
     const size_t per_window = half / seg_len;
     const size_t total_segments = num_windows * per_window;
     dev_ptr_t<xyzz_t> segments(total_segments, stream);
-    segment_kernel<<<blocks_for(total_segments, 128), 128, 0, stream>>>(buckets, half, seg_len, total_segments,
+    segment_kernel<xyzz_t><<<blocks_for(total_segments, 128), 128, 0, stream>>>(buckets, half, seg_len, total_segments,
                                                                         segments);
     CUZK_LAUNCH_CHECK();
 
     dev_ptr_t<xyzz_t> scratch_a, scratch_b;
-    const xyzz_t* windows = reduce_rows(segments, num_windows, per_window, scratch_a, scratch_b, stream);
-    combine_kernel<<<1, 32, 0, stream>>>(windows, num_windows, c, d_out);
+    const xyzz_t* windows = reduce_rows<xyzz_t>(segments, num_windows, per_window, scratch_a, scratch_b, stream);
+    combine_kernel<xyzz_t><<<1, 32, 0, stream>>>(windows, num_windows, c, d_out);
     CUZK_LAUNCH_CHECK();
     if (profile) profile->done.record(stream);
 }
 
+// The host-pointer MSM of group G: copy in, compute, copy the result out.
+template <class G>
+void msm_host(const void* points, const cuzk_fr_t* scalars, size_t n, void* out) {
+    using affine = typename G::affine;
+    using jacobian = typename G::jacobian;
+    CUZK_REQUIRE(out != nullptr, "msm: null output");
+    CUZK_REQUIRE(n == 0 || (points != nullptr && scalars != nullptr), "msm: null input");
+    stream_t s;
+    dev_ptr_t<affine> d_points(n, s);
+    dev_ptr_t<fr_t> d_scalars(n, s);
+    dev_ptr_t<jacobian> d_out(1, s);
+    if (n) {
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(d_points, points, n * sizeof(affine), cudaMemcpyHostToDevice, s));
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(d_scalars, scalars, n * sizeof(fr_t), cudaMemcpyHostToDevice, s));
+    }
+    msm_device<G>(d_points, d_scalars, n, d_out, s);
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(out, d_out, sizeof(jacobian), cudaMemcpyDeviceToHost, s));
+    s.sync();
+}
+
 }  // namespace cuzk::msm
-
-using namespace cuzk;
-
-extern "C" cuzk_error_t cuzk_msm_g1(const cuzk_g1_affine_t* points, const cuzk_fr_t* scalars, size_t n,
-                                    cuzk_g1_projective_t* out) {
-    return guard([&] {
-        CUZK_REQUIRE(out != nullptr, "msm: null output");
-        CUZK_REQUIRE(n == 0 || (points != nullptr && scalars != nullptr), "msm: null input");
-        stream_t s;
-        dev_ptr_t<affine_t> d_points(n, s);
-        dev_ptr_t<fr_t> d_scalars(n, s);
-        dev_ptr_t<jacobian_t> d_out(1, s);
-        if (n) {
-            CUZK_CUDA_CHECK(cudaMemcpyAsync(d_points, points, n * sizeof(affine_t), cudaMemcpyHostToDevice, s));
-            CUZK_CUDA_CHECK(cudaMemcpyAsync(d_scalars, scalars, n * sizeof(fr_t), cudaMemcpyHostToDevice, s));
-        }
-        msm::msm_g1_device(d_points, d_scalars, n, d_out, s);
-        CUZK_CUDA_CHECK(cudaMemcpyAsync(out, d_out, sizeof(jacobian_t), cudaMemcpyDeviceToHost, s));
-        s.sync();
-    });
-}
-
-extern "C" cuzk_error_t cuzk_msm_g1_device(const cuzk_g1_affine_t* d_points, const cuzk_fr_t* d_scalars, size_t n,
-                                           cuzk_g1_projective_t* d_out, cuzk_stream_t stream) {
-    return guard([&] {
-        msm::msm_g1_device(reinterpret_cast<const affine_t*>(d_points), reinterpret_cast<const fr_t*>(d_scalars), n,
-                           reinterpret_cast<jacobian_t*>(d_out), stream);
-    });
-}

@@ -1,0 +1,27 @@
+// G2 of BLS12-381 (y^2 = x^3 + 4(1 + u) over Fp2): the point types of ec/xyzz.cuh over fp2_t,
+// in blst's layouts (blst_p2_affine, blst_p2), so blstrs::G2Affine / G2Projective arrays cross
+// unchanged.
+#pragma once
+
+#include "ec/xyzz.cuh"
+#include "ff/fp2.cuh"
+
+namespace cuzk {
+
+using g2_affine_t = ec_affine_t<fp2_t>;
+using g2_jacobian_t = ec_jacobian_t<fp2_t>;
+using g2_xyzz_t = ec_xyzz_t<fp2_t>;
+
+static_assert(sizeof(g2_affine_t) == 192, "g2_affine_t must match blst_p2_affine");
+static_assert(sizeof(g2_jacobian_t) == 288, "g2_jacobian_t must match blst_p2");
+
+// The group as a template argument of the MSM and batch-addition code (msm/msm.cuh).
+struct g2_t {
+    using affine = g2_affine_t;
+    using jacobian = g2_jacobian_t;
+    using xyzz = g2_xyzz_t;
+    // One accumulator is already 96 registers: one bitmap per batch-addition pass.
+    static constexpr int batch_group = 1;
+};
+
+}  // namespace cuzk
