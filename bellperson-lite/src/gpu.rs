@@ -77,12 +77,15 @@ struct G2Inputs {
     b_aux_density: Density,
 }
 
+/// What the B_G2 thread returns: the sums of the circuits placed on the CPU (`None` for the
+/// others), and the time it took.
+type CpuG2Sums = Result<(Vec<Option<G2Projective>>, Duration), ProverError>;
+
 /// A batch whose GPU part is done and whose B_G2 sums are being computed.
 pub struct GpuPending<P: ProvingKey + Send + Sync + 'static> {
     params: Arc<P>,
     gpu: PendingGpu,
-    /// B's G2 sums of the circuits proved with B_G2 on the CPU (`None` for the others).
-    b_g2: JoinHandle<Result<(Vec<Option<G2Projective>>, Duration), ProverError>>,
+    b_g2: JoinHandle<CpuG2Sums>,
     r_s: Vec<Scalar>,
     s_s: Vec<Scalar>,
     timings: PhaseTimings,
@@ -206,26 +209,7 @@ where
         .map(|a| split_scalars(a, params.as_ref()))
         .collect::<Result<Vec<_>, ProverError>>()?;
 
-    if b_g2 == G2Placement::Gpu && !device_params.has_b_g2() {
-        return Err(ProverError::G2Placement(
-            "B's G2 sum was asked to run on the GPU, but the device parameters were made \
-             without b_g2 (G2Placement::Cpu)"
-                .into(),
-        ));
-    }
-    let threads = rayon::current_num_threads();
-    let domain = params.h().len() + 1;
-    let on_gpu: Vec<bool> = splits
-        .iter()
-        .map(|(_, _, b)| match b_g2 {
-            G2Placement::Cpu => false,
-            G2Placement::Gpu => true,
-            G2Placement::Auto => {
-                device_params.has_b_g2()
-                    && b_g2_on_gpu_estimate(b.ones_count(), b.other_index.len(), threads, domain)
-            }
-        })
-        .collect();
+    let on_gpu = place_b_g2(b_g2, device_params, params.h().len() + 1, &splits)?;
 
     // B in G2 on the CPU (for the circuits not placed on the GPU), on its own thread, while
     // the GPU works.
@@ -356,7 +340,8 @@ impl<P: ProvingKey + Send + Sync + 'static> GpuPending<P> {
         timings.msm_b_g1 = ms(gpu.msm_b_g1_ms);
         // B_G2's time: the CPU thread's and the GPU kernels' (each is zero when no circuit
         // of the batch ran there).
-        timings.msm_b_g2 = cpu_g2_time + ms(gpu.msm_b_g2_ms);
+        timings.msm_b_g2_gpu = ms(gpu.msm_b_g2_ms);
+        timings.msm_b_g2 = cpu_g2_time + timings.msm_b_g2_gpu;
         let assembly = Instant::now();
         let mut proofs = Vec::with_capacity(sums.len());
         for ((g, cpu_b_g2), (r, s)) in sums.iter().zip(cpu_g2_sums).zip(r_s.iter().zip(&s_s)) {
@@ -378,6 +363,36 @@ impl<P: ProvingKey + Send + Sync + 'static> GpuPending<P> {
         timings.total = started.elapsed();
         Ok((proofs, timings))
     }
+}
+
+/// Per circuit, whether its B_G2 sum runs on the GPU: as `b_g2` says, `Auto` by
+/// [`b_g2_on_gpu_estimate`] from the B split's ones and other values (on the CPU when the
+/// device has no b_g2). `Gpu` without b_g2 on the device is an error.
+fn place_b_g2(
+    b_g2: G2Placement,
+    device_params: &DeviceParams,
+    domain: usize,
+    splits: &[(MsmSplit, MsmSplit, MsmSplit)],
+) -> Result<Vec<bool>, ProverError> {
+    if b_g2 == G2Placement::Gpu && !device_params.has_b_g2() {
+        return Err(ProverError::G2Placement(
+            "B's G2 sum was asked to run on the GPU, but the device parameters were made \
+             without b_g2 (G2Placement::Cpu)"
+                .into(),
+        ));
+    }
+    let threads = rayon::current_num_threads();
+    Ok(splits
+        .iter()
+        .map(|(_, _, b)| match b_g2 {
+            G2Placement::Cpu => false,
+            G2Placement::Gpu => true,
+            G2Placement::Auto => {
+                device_params.has_b_g2()
+                    && b_g2_on_gpu_estimate(b.ones_count(), b.other_index.len(), threads, domain)
+            }
+        })
+        .collect())
 }
 
 /// The scalars of the l, a and b_g1 MSMs, split for the GPU (see supraseal_c2::split).
@@ -416,10 +431,7 @@ pub fn split_scalars<P: ProvingKey + ?Sized>(
 
 /// B's G2 sum of every circuit given (`None` for those placed on the GPU), as the CPU
 /// prover computes it, and the time it took.
-fn b_g2_sums<P: ProvingKey + ?Sized>(
-    params: &P,
-    circuits: &[Option<G2Inputs>],
-) -> Result<(Vec<Option<G2Projective>>, Duration), ProverError> {
+fn b_g2_sums<P: ProvingKey + ?Sized>(params: &P, circuits: &[Option<G2Inputs>]) -> CpuG2Sums {
     let start = Instant::now();
     let mut out = Vec::with_capacity(circuits.len());
     for c in circuits {

@@ -41,7 +41,11 @@ pub struct PhaseTimings {
     pub msm_l: Duration,
     pub msm_a: Duration,
     pub msm_b_g1: Duration,
+    /// B's G2 sum, wherever it ran (GPU backend: the CPU thread's time plus the GPU's).
     pub msm_b_g2: Duration,
+    /// GPU backend, part of `msm_b_g2`: the kernels of the circuits whose B_G2 sum ran on
+    /// the GPU (inside the compute lock).
+    pub msm_b_g2_gpu: Duration,
     /// Combining the MSM results with alpha, beta, delta, r and s, and normalising.
     pub assembly: Duration,
     pub total: Duration,

@@ -13,6 +13,8 @@
 
 pub mod compare;
 pub mod fp;
+#[cfg(feature = "cuda")]
+pub mod msm_checks;
 pub mod points;
 pub mod scalars;
 

@@ -49,7 +49,8 @@ struct Trace {
 
 impl Trace {
     fn kernels(&self) -> f64 {
-        (self.t.ntt + self.t.msm_h + self.t.msm_l + self.t.msm_a + self.t.msm_b_g1).as_secs_f64()
+        let t = &self.t;
+        (t.ntt + t.msm_h + t.msm_l + t.msm_a + t.msm_b_g1 + t.msm_b_g2_gpu).as_secs_f64()
     }
 }
 
