@@ -66,16 +66,28 @@ impl Partition {
     where
         C: Circuit<Scalar> + Clone + Send + Sync + 'static,
     {
-        let (full, witness, record) = (circuit.clone(), circuit.clone(), circuit);
+        Partition::from_circuit_fn(move || circuit.clone(), public_inputs)
+    }
+
+    /// A partition proving the circuit `make` builds, for circuits that are not `Clone`: it is
+    /// called once per synthesis (and once to record the matrices), so it should be cheap.
+    /// The same rules as [`Partition::from_circuit`] apply.
+    pub fn from_circuit_fn<C, F>(make: F, public_inputs: Vec<Scalar>) -> Partition
+    where
+        C: Circuit<Scalar>,
+        F: Fn() -> C + Send + Sync + 'static,
+    {
+        let make = Arc::new(make);
+        let (full, witness, record) = (Arc::clone(&make), Arc::clone(&make), make);
         Partition {
-            synthesize: Arc::new(move || synthesize_circuit(full.clone())),
+            synthesize: Arc::new(move || synthesize_circuit(full())),
             matrix_path: Some(MatrixPath {
-                witness: Arc::new(move || synthesize_witness(witness.clone())),
+                witness: Arc::new(move || synthesize_witness(witness())),
                 record: Arc::new(move |file| match file {
                     Some((path, key)) => {
-                        load_or_record_matrices(path, key, record.clone()).map(|(m, _)| m)
+                        load_or_record_matrices(path, key, record()).map(|(m, _)| m)
                     }
-                    None => Ok(record_matrices(record.clone())?),
+                    None => Ok(record_matrices(record())?),
                 }),
             }),
             public_inputs,

@@ -29,6 +29,8 @@ mod budget;
 pub mod config;
 pub mod engine;
 pub mod error;
+#[cfg(feature = "filecoin")]
+pub mod filecoin;
 #[cfg(feature = "cuda")]
 mod gpu_workers;
 pub mod job;

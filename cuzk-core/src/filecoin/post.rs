@@ -1,0 +1,233 @@
+//! WinningPoSt and one WindowPoSt partition: fallback PoSt circuits over vanilla proofs.
+//!
+//! The inputs are what node software passes to filecoin-proofs-api's
+//! `generate_winning_post_with_vanilla` and `generate_single_window_post_with_vanilla`: one
+//! bincode `FallbackPoStSectorProof` per sector, the 32-byte randomness, and the miner (whose
+//! prover id enters the circuit). The vanilla proofs are arranged into the circuit's sector
+//! slots as filecoin-proofs arranges them (the last sector repeated to fill a partition) and
+//! verified against the challenges the randomness derives before anything is queued.
+
+use std::collections::HashSet;
+
+use filecoin_hashers::Hasher;
+use filecoin_proofs::parameters::{window_post_public_params, winning_post_public_params};
+use filecoin_proofs::types::{FallbackPoStSectorProof, PoStConfig, VanillaProof};
+use filecoin_proofs::{
+    as_safe_commitment, partition_vanilla_proofs, single_partition_vanilla_proofs, MerkleTreeTrait,
+};
+use filecoin_proofs_api::{PoStType, RegisteredPoStProof};
+use storage_proofs_core::compound_proof::CompoundProof;
+use storage_proofs_core::proof::ProofScheme;
+use storage_proofs_post::fallback::{self, FallbackPoSt, FallbackPoStCompound, PublicSector};
+
+use super::error::FilecoinError;
+use super::registry::{self, CircuitKind};
+use super::FilecoinJob;
+use crate::kind::Partition;
+
+/// A WINNING_POST or WINDOW_POST_PARTITION request's fields.
+#[derive(Clone, Copy, Debug)]
+pub struct PoStRequest<'a> {
+    pub registered_proof: u64,
+    pub sector_size: u64,
+    /// One bincode `FallbackPoStSectorProof` per sector.
+    pub vanilla_proofs: &'a [Vec<u8>],
+    pub miner_id: u64,
+    /// The 32-byte challenge seed (a field element: Lotus clears its top two bits).
+    pub randomness: &'a [u8],
+    /// WindowPoSt only: which partition of the deadline these sectors are.
+    pub partition_index: u32,
+}
+
+/// The one partition of a WinningPoSt.
+pub fn winning_post(request: &PoStRequest<'_>) -> Result<FilecoinJob, FilecoinError> {
+    post(request, PoStType::Winning)
+}
+
+/// One partition of a WindowPoSt.
+pub fn window_post_partition(request: &PoStRequest<'_>) -> Result<FilecoinJob, FilecoinError> {
+    post(request, PoStType::Window)
+}
+
+fn post(request: &PoStRequest<'_>, typ: PoStType) -> Result<FilecoinJob, FilecoinError> {
+    let proof = registry::post_proof(request.registered_proof)?;
+    if proof.typ() != typ {
+        return Err(FilecoinError::Unsupported {
+            proof: format!("{proof:?}"),
+            reason: format!(
+                "a {:?} PoSt proof type in a {typ:?} PoSt request",
+                proof.typ()
+            ),
+        });
+    }
+    let sector_size = u64::from(proof.sector_size());
+    registry::check_sector_size(request.sector_size, sector_size, proof)?;
+    let kind = match typ {
+        PoStType::Winning => CircuitKind::WinningPost,
+        PoStType::Window => CircuitKind::WindowPost,
+    };
+    let partition = by_shape!(sector_size, partition(proof, request))?;
+    Ok(FilecoinJob {
+        circuit_id: kind.circuit_id(sector_size)?,
+        kind: match typ {
+            PoStType::Winning => "winning-post",
+            PoStType::Window => "window-post",
+        },
+        partitions: vec![partition],
+    })
+}
+
+fn partition<Tree: 'static + MerkleTreeTrait>(
+    proof: RegisteredPoStProof,
+    request: &PoStRequest<'_>,
+) -> Result<Partition, FilecoinError> {
+    let config: PoStConfig = proof.as_v1_config();
+    let randomness = registry::bytes32("randomness", request.randomness)?;
+    let randomness: <Tree::Hasher as Hasher>::Domain = as_safe_commitment(&randomness, "randomness")
+        .map_err(|_| {
+            FilecoinError::invalid(
+                "randomness",
+                "not a BLS12-381 scalar (node software clears its top two bits: randomness[31] &= 0x3f)",
+            )
+        })?;
+    let prover_id: <Tree::Hasher as Hasher>::Domain =
+        as_safe_commitment(&registry::prover_id(request.miner_id), "prover_id")
+            .map_err(|e| FilecoinError::invalid("miner_id", format!("{e:#}")))?;
+
+    let sectors = decode_sector_proofs::<Tree>(request.vanilla_proofs, &config)?;
+    let public_sectors: Vec<PublicSector<_>> = sectors
+        .iter()
+        .map(|s| PublicSector {
+            id: s.sector_id,
+            comm_r: s.comm_r,
+        })
+        .collect();
+
+    let (public_params, public_inputs, vanilla) = match config.typ {
+        PoStType::Winning => {
+            let public_params = winning_post_public_params::<Tree>(&config)
+                .map_err(|e| FilecoinError::invalid("registered_proof", e))?;
+            let public_inputs = fallback::PublicInputs {
+                randomness,
+                prover_id,
+                sectors: public_sectors,
+                k: None,
+            };
+            // Arranges the one sector's challenges into the circuit's slots and verifies them.
+            let mut partitions =
+                partition_vanilla_proofs(&config, &public_params, &public_inputs, 1, &sectors)
+                    .map_err(|e| FilecoinError::VanillaProof(format!("{e:#}")))?;
+            let vanilla = partitions.remove(0);
+            (public_params, public_inputs, vanilla)
+        }
+        PoStType::Window => {
+            let public_params = window_post_public_params::<Tree>(&config)
+                .map_err(|e| FilecoinError::invalid("registered_proof", e))?;
+            let public_inputs = fallback::PublicInputs {
+                randomness,
+                prover_id,
+                sectors: public_sectors,
+                k: Some(request.partition_index as usize),
+            };
+            let vanilla: VanillaProof<Tree> =
+                single_partition_vanilla_proofs(&config, &public_params, &public_inputs, &sectors)
+                    .map_err(|e| FilecoinError::VanillaProof(format!("{e:#}")))?;
+            let verified = FallbackPoSt::<Tree>::verify(&public_params, &public_inputs, &vanilla)
+                .map_err(|e| FilecoinError::VanillaProof(format!("{e:#}")))?;
+            if !verified {
+                return Err(FilecoinError::VanillaProof(
+                    "a sector's inclusion proofs do not match its comm_r and the challenges of \
+                     this randomness and partition"
+                        .into(),
+                ));
+            }
+            (public_params, public_inputs, vanilla)
+        }
+    };
+
+    // As filecoin-proofs proves one partition: the circuit and its inputs for index 0 of the
+    // sectors given.
+    let circuit_error = |e: anyhow::Error| FilecoinError::Circuit {
+        kind: "PoSt",
+        partition: request.partition_index as usize,
+        reason: format!("{e:#}"),
+    };
+    let circuit =
+        <FallbackPoStCompound<Tree> as CompoundProof<FallbackPoSt<'_, Tree>, _>>::circuit(
+            &public_inputs,
+            Default::default(),
+            &vanilla,
+            &public_params,
+            Some(0),
+        )
+        .map_err(circuit_error)?;
+    let inputs =
+        <FallbackPoStCompound<Tree> as CompoundProof<FallbackPoSt<'_, Tree>, _>>::generate_public_inputs(
+            &public_inputs,
+            &public_params,
+            Some(0),
+        )
+        .map_err(circuit_error)?;
+    Ok(Partition::from_circuit(circuit, inputs))
+}
+
+/// Decodes the sector proofs and checks their shape (filecoin-proofs indexes into them
+/// without checking).
+fn decode_sector_proofs<Tree: 'static + MerkleTreeTrait>(
+    encoded: &[Vec<u8>],
+    config: &PoStConfig,
+) -> Result<Vec<FallbackPoStSectorProof<Tree>>, FilecoinError> {
+    let (allowed, challenges) = match config.typ {
+        PoStType::Winning => (
+            config.sector_count..=config.sector_count,
+            config.challenge_count,
+        ),
+        PoStType::Window => (1..=config.sector_count, config.challenge_count),
+    };
+    if !allowed.contains(&encoded.len()) {
+        return Err(FilecoinError::Count {
+            what: format!(
+                "vanilla_proofs (sectors of a {:?} PoSt partition)",
+                config.typ
+            ),
+            expected: if allowed.start() == allowed.end() {
+                allowed.start().to_string()
+            } else {
+                format!("{} to {}", allowed.start(), allowed.end())
+            },
+            actual: encoded.len(),
+        });
+    }
+    let mut seen = HashSet::new();
+    encoded
+        .iter()
+        .enumerate()
+        .map(|(i, bytes)| {
+            let proof: FallbackPoStSectorProof<Tree> =
+                bincode::deserialize(bytes).map_err(|e| {
+                    FilecoinError::malformed(
+                        format!("vanilla_proofs[{i}] (a bincode FallbackPoStSectorProof)"),
+                        bytes,
+                        e,
+                    )
+                })?;
+            if !seen.insert(u64::from(proof.sector_id)) {
+                return Err(FilecoinError::invalid(
+                    "vanilla_proofs",
+                    format!("sector {} appears twice", u64::from(proof.sector_id)),
+                ));
+            }
+            let slots = &proof.vanilla_proof.sectors;
+            if slots.len() != 1 || slots[0].inclusion_proofs.len() != challenges {
+                return Err(FilecoinError::Count {
+                    what: format!(
+                        "vanilla_proofs[{i}]: sector proofs x inclusion proofs (challenges)"
+                    ),
+                    expected: format!("1 x {challenges}"),
+                    actual: slots.iter().map(|s| s.inclusion_proofs.len()).sum(),
+                });
+            }
+            Ok(proof)
+        })
+        .collect()
+}
