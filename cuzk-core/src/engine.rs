@@ -186,13 +186,25 @@ pub struct Engine {
     provers: Provers,
 }
 
+/// Circuit id -> parameter file name: with the `filecoin` feature, the names filecoin-proofs
+/// gives its circuits' files ("porep-32g" -> `v28-stacked-proof-of-replication-...params`),
+/// then the configuration's `srs.files`, which take precedence.
+fn parameter_files(config: &Config) -> Result<BTreeMap<String, String>, EngineError> {
+    #[cfg(feature = "filecoin")]
+    let mut files = crate::filecoin::parameter_file_names()?;
+    #[cfg(not(feature = "filecoin"))]
+    let mut files = BTreeMap::new();
+    files.extend(config.srs.files.clone());
+    Ok(files)
+}
+
 impl Engine {
     /// Validates `config`, loads its `srs.preload` sets and starts the threads.
     pub fn start(config: Config) -> Result<Engine, EngineError> {
         config.validate()?;
         let srs = SrsManager::new(
             config.param_cache(),
-            config.srs.files.clone(),
+            parameter_files(&config)?,
             config.srs_budget(),
             config.srs.check_points,
         );

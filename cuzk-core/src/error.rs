@@ -28,6 +28,10 @@ pub enum EngineError {
         what: &'static str,
         source: std::io::Error,
     },
+    /// A Filecoin request refused, or Filecoin's parameter names not computable.
+    #[cfg(feature = "filecoin")]
+    #[error(transparent)]
+    Filecoin(#[from] crate::filecoin::FilecoinError),
     #[error("no GPU could be used: {0}")]
     Gpu(String),
 }

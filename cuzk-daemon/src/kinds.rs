@@ -1,15 +1,18 @@
 //! From a wire request to an engine request: the proof kinds the daemon accepts.
 //!
-//! Each wire kind maps to a decoder of its inputs. The Filecoin kinds (PoRep C2, PoSt,
-//! SnapDeals) are not built yet: they are refused with INVALID_ARGUMENT saying so. The
-//! TEST_CIRCUIT kind runs cuzk's test circuits, when the configuration enables it; their
-//! parameters are generated (deterministically, from the circuit's description) on first use.
+//! Each wire kind maps to a decoder of its inputs. The Filecoin kinds (PoRep C2, WinningPoSt,
+//! WindowPoSt partition, SnapDeals) are `cuzk_core::filecoin`'s: their inputs are checked and
+//! their circuits built here, so a bad request is refused (INVALID_ARGUMENT) before it is
+//! queued. The TEST_CIRCUIT kind runs cuzk's test circuits, when the configuration enables
+//! it; their parameters are generated (deterministically, from the circuit's description) on
+//! first use.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use cuzk_core::bellperson_lite::circuits::TestCircuit;
 use cuzk_core::bellperson_lite::generator::generate_random_parameters;
+use cuzk_core::filecoin::{FilecoinJob, PoRepRequest, PoStRequest, SnapRequest};
 use cuzk_core::{CircuitProofs, Engine, Partition, Priority, ProofRequest};
 use serde::Deserialize;
 
@@ -83,7 +86,7 @@ impl Kinds {
         };
         let request_id = (!req.request_id.is_empty()).then(|| req.request_id.clone());
         match kind {
-            proto::ProofKind::Unspecified => bad("proof_kind is unspecified".into()),
+            proto::ProofKind::Unspecified => return bad("proof_kind is unspecified".into()),
             proto::ProofKind::TestCircuit => {
                 if !self.test_circuits {
                     return bad("the TEST_CIRCUIT kind is disabled on this daemon (daemon.test_circuits = false)".into());
@@ -93,18 +96,36 @@ impl Kinds {
                 self.ensure_test_params(engine, &spec, &circuit, &circuit_id)?;
                 let partition = Partition::from_circuit(circuit.clone(), vec![circuit.public_input()]);
                 let partitions = vec![partition; spec.partitions];
-                Ok(ProofRequest {
+                return Ok(ProofRequest {
                     request_id,
                     circuit_id,
                     priority,
                     work: Box::new(CircuitProofs::new(format!("test-{}", spec.circuit), partitions)),
-                })
+                });
             }
-            other => bad(format!(
-                "proof kind {} is not supported by this build of cuzk (the Filecoin proof kinds are not built yet)",
-                other.as_str_name()
-            )),
+            proto::ProofKind::PorepSealCommit => filecoin(FilecoinJob::porep_c2(&PoRepRequest {
+                registered_proof: req.registered_proof,
+                sector_size: req.sector_size,
+                c1_output: &req.vanilla_proof,
+                miner_id: req.miner_id,
+                sector_number: req.sector_number,
+            })),
+            proto::ProofKind::WinningPost => filecoin(FilecoinJob::winning_post(&post_request(req))),
+            proto::ProofKind::WindowPostPartition => {
+                filecoin(FilecoinJob::window_post_partition(&post_request(req)))
+            }
+            proto::ProofKind::SnapDealsUpdate => {
+                filecoin(FilecoinJob::snap_deals_update(&SnapRequest {
+                    registered_proof: req.registered_proof,
+                    sector_size: req.sector_size,
+                    vanilla_proofs: &req.vanilla_proofs,
+                    comm_r_old: &req.comm_r_old,
+                    comm_r_new: &req.comm_r_new,
+                    comm_d_new: &req.comm_d_new,
+                }))
+            }
         }
+        .map(|job| job.into_request(request_id, priority))
     }
 
     fn ensure_test_params(
@@ -125,6 +146,24 @@ impl Kinds {
         engine.register_params(id, Arc::new(params));
         registered.insert(id.to_string());
         Ok(())
+    }
+}
+
+/// A Filecoin kind's outcome: its refusals are INVALID_ARGUMENT with filecoin's message.
+fn filecoin(
+    job: Result<FilecoinJob, cuzk_core::filecoin::FilecoinError>,
+) -> Result<FilecoinJob, BadRequest> {
+    job.map_err(|e| BadRequest(e.to_string()))
+}
+
+fn post_request(req: &proto::SubmitProofRequest) -> PoStRequest<'_> {
+    PoStRequest {
+        registered_proof: req.registered_proof,
+        sector_size: req.sector_size,
+        vanilla_proofs: &req.vanilla_proofs,
+        miner_id: req.miner_id,
+        randomness: &req.randomness,
+        partition_index: req.partition_index,
     }
 }
 

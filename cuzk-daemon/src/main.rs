@@ -6,7 +6,9 @@
 //!   (`--address`, default the daemon's default socket; `--json` for scripts).
 //! - `cuzk config check FILE | print-default`: validate a configuration, or print every key
 //!   with its default.
-//! - `cuzk params-info PATH`: read a parameter file and print its sizes.
+//! - `cuzk params info PATH`: read a parameter file and print its sizes.
+//! - `cuzk params generate --sector-size 2KiB [--kinds porep,winning,wpost,snap]`: random
+//!   parameters for Filecoin's test sector sizes, under filecoin-proofs' file names.
 //!
 //! # Layout
 //!
@@ -114,12 +116,43 @@ enum Command {
         #[command(subcommand)]
         action: ConfigAction,
     },
+    /// Inspect a parameter file, or generate parameters for test sector sizes.
+    Params {
+        #[command(subcommand)]
+        action: ParamsAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum ParamsAction {
     /// Read a bellperson / Filecoin `.params` file and print its section sizes.
-    ParamsInfo {
+    Info {
         path: PathBuf,
         /// Skip the subgroup checks of the points.
         #[arg(long)]
         unchecked: bool,
+    },
+    /// Write random parameters for Filecoin circuits of a test sector size into the parameter
+    /// cache, under the names filecoin-proofs uses (files already there are kept).
+    Generate {
+        /// 2KiB, 8MiB or 512MiB (32GiB and 64GiB need --force).
+        #[arg(long)]
+        sector_size: String,
+        /// Which circuits, comma-separated: porep, winning, wpost, snap (default: all).
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "porep,winning,wpost,snap"
+        )]
+        kinds: Vec<String>,
+        /// The parameter cache (default: $FIL_PROOFS_PARAMETER_CACHE, else
+        /// /var/tmp/filecoin-proof-parameters).
+        #[arg(long)]
+        param_cache: Option<PathBuf>,
+        /// Generate even for production sizes (a private network's parameters: real networks
+        /// use the published ones).
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -243,8 +276,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 Ok(ExitCode::SUCCESS)
             }
         },
-        Command::ParamsInfo { path, unchecked } => {
-            params_info(&path, !unchecked)?;
+        Command::Params { action } => {
+            match action {
+                ParamsAction::Info { path, unchecked } => params_info(&path, !unchecked)?,
+                ParamsAction::Generate {
+                    sector_size,
+                    kinds,
+                    param_cache,
+                    force,
+                } => params_generate(&sector_size, &kinds, param_cache, force)?,
+            }
             Ok(ExitCode::SUCCESS)
         }
         other => runtime()?.block_on(client_command(other)),
@@ -321,7 +362,7 @@ async fn client_command(command: Command) -> Result<ExitCode> {
             client::evict(&mut connected(&conn).await?, &circuit_id, conn.json).await?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Serve { .. } | Command::Config { .. } | Command::ParamsInfo { .. } => {
+        Command::Serve { .. } | Command::Config { .. } | Command::Params { .. } => {
             unreachable!("handled without a connection")
         }
     }
@@ -372,5 +413,42 @@ fn params_info(path: &Path, checked: bool) -> Result<()> {
     println!("  a:    {:>10} G1", params.a.len());
     println!("  b_g1: {:>10} G1", params.b_g1.len());
     println!("  b_g2: {:>10} G2", params.b_g2.len());
+    Ok(())
+}
+
+fn params_generate(
+    sector_size: &str,
+    kinds: &[String],
+    param_cache: Option<PathBuf>,
+    force: bool,
+) -> Result<()> {
+    use cuzk_core::filecoin::{generate_parameters, parse_sector_size, CircuitKind};
+    let sector_size = parse_sector_size(sector_size)?;
+    let kinds = kinds
+        .iter()
+        .map(|name| {
+            CircuitKind::from_name(name.trim()).with_context(|| {
+                format!("unknown circuit kind `{name}` (porep, winning, wpost or snap)")
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let folder = param_cache.unwrap_or_else(|| cuzk_core::Config::default().param_cache());
+    println!(
+        "generating parameters for {sector_size}-byte sectors in {}",
+        folder.display()
+    );
+    let done = generate_parameters(&folder, sector_size, &kinds, force, &mut rand::rngs::OsRng)?;
+    for set in done {
+        println!(
+            "  {:<12} {} ({})",
+            set.circuit_id,
+            set.path.display(),
+            if set.generated {
+                format!("generated in {:.1} s", set.elapsed.as_secs_f64())
+            } else {
+                "already there, kept".to_string()
+            }
+        );
+    }
     Ok(())
 }

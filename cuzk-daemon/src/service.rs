@@ -37,7 +37,7 @@ fn engine_status(e: EngineError) -> Status {
         EngineError::QueueFull { .. } => Status::resource_exhausted(e.to_string()),
         EngineError::ShuttingDown => Status::unavailable(e.to_string()),
         EngineError::UnknownJob(_) => Status::not_found(e.to_string()),
-        EngineError::InvalidRequest(_) | EngineError::Config(_) => {
+        EngineError::InvalidRequest(_) | EngineError::Config(_) | EngineError::Filecoin(_) => {
             Status::invalid_argument(e.to_string())
         }
         EngineError::Srs(SrsError::Unknown { .. }) => Status::not_found(e.to_string()),

@@ -21,7 +21,6 @@ use filecoin_proofs::parameters::{
     public_params, window_post_public_params, winning_post_public_params,
 };
 use filecoin_proofs::{MerkleTreeTrait, TreeRHasher};
-use filecoin_proofs_api::{RegisteredPoStProof, RegisteredUpdateProof};
 use rand_core::RngCore;
 use storage_proofs_core::compound_proof::CompoundProof;
 use storage_proofs_core::parameter_cache::CacheEntryMetadata;
@@ -110,7 +109,7 @@ fn generate_kind<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
     };
     match kind {
         CircuitKind::PoRep => {
-            let proof = registry::seal_proof(5 + position as u64)?;
+            let proof = registry::representative_seal(position);
             let params = public_params::<Tree>(&proof.as_v1_config()).map_err(failed)?;
             let circuit = <StackedCompound<Tree, DefaultPieceHasher> as CompoundProof<
                 StackedDrg<'_, Tree, DefaultPieceHasher>,
@@ -119,12 +118,7 @@ fn generate_kind<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
             out.write(circuit, rng)
         }
         CircuitKind::WinningPost | CircuitKind::WindowPost => {
-            let number = match kind {
-                CircuitKind::WinningPost => position as u64,
-                _ => 10 + position as u64,
-            };
-            let proof: RegisteredPoStProof = registry::post_proof(number)?;
-            let config = proof.as_v1_config();
+            let config = registry::representative_post(kind, position).as_v1_config();
             let params = match kind {
                 CircuitKind::WinningPost => winning_post_public_params::<Tree>(&config),
                 _ => window_post_public_params::<Tree>(&config),
@@ -137,8 +131,7 @@ fn generate_kind<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
             out.write(circuit, rng)
         }
         CircuitKind::SnapDeals => {
-            let proof: RegisteredUpdateProof = registry::update_proof(position as u64)?;
-            let params = PublicParams::from_sector_size(u64::from(proof.sector_size()));
+            let params = PublicParams::from_sector_size(out.sector_size);
             let circuit = <EmptySectorUpdateCompound<Tree> as CompoundProof<
                 EmptySectorUpdate<Tree>,
                 _,

@@ -107,13 +107,22 @@ fn partition<Tree: 'static + MerkleTreeTrait>(
         PoStType::Winning => {
             let public_params = winning_post_public_params::<Tree>(&config)
                 .map_err(|e| FilecoinError::invalid("registered_proof", e))?;
+            // The circuit has a slot per challenge, each proving the one sector: its public
+            // inputs are those of the sector repeated once per slot (as filecoin-proofs'
+            // verify_winning_post lists it), so that slot i carries challenge i.
+            let slots = public_sectors
+                .iter()
+                .cycle()
+                .take(public_params.sector_count)
+                .cloned()
+                .collect();
             let public_inputs = fallback::PublicInputs {
                 randomness,
                 prover_id,
-                sectors: public_sectors,
+                sectors: slots,
                 k: None,
             };
-            // Arranges the one sector's challenges into the circuit's slots and verifies them.
+            // Arranges the sector's challenges into the circuit's slots and verifies them.
             let mut partitions =
                 partition_vanilla_proofs(&config, &public_params, &public_inputs, 1, &sectors)
                     .map_err(|e| FilecoinError::VanillaProof(format!("{e:#}")))?;

@@ -9,12 +9,24 @@
 
 use std::collections::BTreeMap;
 
+use filecoin_proofs::constants::DefaultPieceHasher;
 use filecoin_proofs::constants::{
     SECTOR_SIZE_2_KIB, SECTOR_SIZE_32_GIB, SECTOR_SIZE_512_MIB, SECTOR_SIZE_64_GIB,
     SECTOR_SIZE_8_MIB,
 };
+use filecoin_proofs::parameters::{
+    public_params, window_post_public_params, winning_post_public_params,
+};
+use filecoin_proofs::{MerkleTreeTrait, TreeRHasher};
 use filecoin_proofs_api::{RegisteredPoStProof, RegisteredSealProof, RegisteredUpdateProof};
-use storage_proofs_core::parameter_cache::{metadata_id, parameter_id, verifying_key_id};
+use storage_proofs_core::parameter_cache::{
+    metadata_id, parameter_id, verifying_key_id, CacheableParameters,
+};
+use storage_proofs_porep::stacked::{StackedCircuit, StackedCompound};
+use storage_proofs_post::fallback::{FallbackPoStCircuit, FallbackPoStCompound};
+use storage_proofs_update::{
+    EmptySectorUpdateCircuit, EmptySectorUpdateCompound, PublicParams as UpdatePublicParams,
+};
 
 use super::error::FilecoinError;
 
@@ -75,26 +87,67 @@ impl CircuitKind {
     }
 
     /// filecoin-proofs' cache identifier of this circuit (the file name without `v28-` and the
-    /// extension). The registered proof types that share a circuit share it; the
-    /// representative taken here is the current one of each kind.
+    /// extension), computed as filecoin-proofs computes it when it looks the file up. The
+    /// registered proof types that share a circuit share it; the representative taken here is
+    /// the current one of each kind. (filecoin-proofs-api's `RegisteredUpdateProof::
+    /// circuit_identifier` returns the PoRep's identifier, so it is not used.)
     pub fn cache_identifier(self, sector_size: u64) -> Result<String, FilecoinError> {
-        let unknown = || FilecoinError::UnknownSectorSize(sector_size);
-        let position = SECTOR_SIZES
-            .iter()
-            .position(|&(size, _)| size == sector_size)
-            .ok_or_else(unknown)?;
-        let identifier = match self {
-            // V1_1: positions 5..=9.
-            CircuitKind::PoRep => SEAL_PROOFS[5 + position].circuit_identifier(),
-            CircuitKind::WinningPost => POST_PROOFS[position].circuit_identifier(),
-            // Window V1_2: positions 10..=14.
-            CircuitKind::WindowPost => POST_PROOFS[10 + position].circuit_identifier(),
-            CircuitKind::SnapDeals => UPDATE_PROOFS[position].circuit_identifier(),
-        };
-        identifier.map_err(|e| FilecoinError::Generate {
-            circuit_id: format!("{}-{}", self.prefix(), SECTOR_SIZES[position].1),
-            reason: e.to_string(),
-        })
+        by_shape!(sector_size, cache_identifier_of(self, sector_size))
+    }
+}
+
+fn cache_identifier_of<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
+    kind: CircuitKind,
+    sector_size: u64,
+) -> Result<String, FilecoinError> {
+    let position = SECTOR_SIZES
+        .iter()
+        .position(|&(size, _)| size == sector_size)
+        .ok_or(FilecoinError::UnknownSectorSize(sector_size))?;
+    let failed = |e: anyhow::Error| FilecoinError::Generate {
+        circuit_id: format!("{}-{}", kind.prefix(), SECTOR_SIZES[position].1),
+        reason: format!("{e:#}"),
+    };
+    Ok(match kind {
+        CircuitKind::PoRep => {
+            let params = public_params::<Tree>(&representative_seal(position).as_v1_config())
+                .map_err(failed)?;
+            <StackedCompound<Tree, DefaultPieceHasher> as CacheableParameters<
+                StackedCircuit<Tree, DefaultPieceHasher>,
+                _,
+            >>::cache_identifier(&params)
+        }
+        CircuitKind::WinningPost | CircuitKind::WindowPost => {
+            let config = representative_post(kind, position).as_v1_config();
+            let params = match kind {
+                CircuitKind::WinningPost => winning_post_public_params::<Tree>(&config),
+                _ => window_post_public_params::<Tree>(&config),
+            }
+            .map_err(failed)?;
+            <FallbackPoStCompound<Tree> as CacheableParameters<FallbackPoStCircuit<Tree>, _>>::cache_identifier(&params)
+        }
+        CircuitKind::SnapDeals => {
+            let params = UpdatePublicParams::from_sector_size(sector_size);
+            <EmptySectorUpdateCompound<Tree> as CacheableParameters<
+                EmptySectorUpdateCircuit<Tree>,
+                _,
+            >>::cache_identifier(&params)
+        }
+    })
+}
+
+/// The registered seal proof whose circuit stands for PoRep at `SECTOR_SIZES[position]`
+/// (V1_1; V1 and the synthetic variant prove the same circuit).
+pub(crate) fn representative_seal(position: usize) -> RegisteredSealProof {
+    SEAL_PROOFS[5 + position]
+}
+
+/// The registered PoSt proof that stands for `kind` at `SECTOR_SIZES[position]` (Winning V1,
+/// Window V1_2).
+pub(crate) fn representative_post(kind: CircuitKind, position: usize) -> RegisteredPoStProof {
+    match kind {
+        CircuitKind::WinningPost => POST_PROOFS[position],
+        _ => POST_PROOFS[10 + position],
     }
 }
 
@@ -378,6 +431,8 @@ mod tests {
         assert_eq!(POST_PROOFS[5].circuit_identifier().unwrap(), window);
         let names = parameter_file_names().unwrap();
         assert_eq!(names.len(), 20);
+        let distinct: std::collections::BTreeSet<_> = names.values().collect();
+        assert_eq!(distinct.len(), 20, "one file per circuit: {names:#?}");
         assert_eq!(names["porep-2k"], format!("v28-{porep}.params"));
         // Every name is one of the published set (filecoin-proofs' parameters.json).
         for (id, name) in &names {

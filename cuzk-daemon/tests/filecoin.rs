@@ -1,0 +1,526 @@
+//! Filecoin's proof kinds end to end on 2 KiB sectors, CPU backend, through a real daemon:
+//! filecoin-proofs seals a sector and makes the vanilla proofs, cuzk proves over gRPC, and
+//! filecoin-proofs' verifiers check cuzk's proofs. Bad requests are refused at submission.
+//!
+//! Parameters are generated once (`cuzk_core::filecoin::generate_parameters`) into
+//! `target/tmp/filecoin-params-2k` and reused by later runs.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fs::{self, OpenOptions};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use common::proto::{self, ProofKind};
+use common::*;
+use cuzk_core::filecoin::{generate_parameters, prover_id, CircuitKind};
+use filecoin_proofs_api::seal::{
+    add_piece, seal_commit_phase1, seal_pre_commit_phase1, seal_pre_commit_phase2, verify_seal,
+    SealCommitPhase1Output,
+};
+use filecoin_proofs_api::update::{
+    empty_sector_update_encode_into, generate_partition_proofs, verify_empty_sector_update_proof,
+};
+use filecoin_proofs_api::{
+    post, Commitment, PieceInfo, PrivateReplicaInfo, PublicReplicaInfo, RegisteredPoStProof,
+    RegisteredSealProof, RegisteredUpdateProof, SectorId, UnpaddedBytesAmount,
+};
+use rand::{Rng, RngCore};
+use tonic::Code;
+
+const SECTOR_SIZE: u64 = 2048;
+const SEAL: RegisteredSealProof = RegisteredSealProof::StackedDrg2KiBV1_1;
+const SEAL_NUMBER: u64 = 5;
+const WINNING: RegisteredPoStProof = RegisteredPoStProof::StackedDrgWinning2KiBV1;
+const WINNING_NUMBER: u64 = 0;
+const WINDOW: RegisteredPoStProof = RegisteredPoStProof::StackedDrgWindow2KiBV1_2;
+const WINDOW_NUMBER: u64 = 10;
+const UPDATE: RegisteredUpdateProof = RegisteredUpdateProof::StackedDrg2KiBV1;
+const UPDATE_NUMBER: u64 = 0;
+const MINER: u64 = 1000;
+const SECTOR: u64 = 7;
+
+/// The parameter cache, filled on first use, and the environment filecoin-proofs reads
+/// (set before filecoin-proofs first reads its settings, in this process).
+fn param_cache() -> PathBuf {
+    static CACHE: OnceLock<PathBuf> = OnceLock::new();
+    CACHE
+        .get_or_init(|| {
+            let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+            let dir = tmp.join("filecoin-params-2k");
+            std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", &dir);
+            std::env::set_var("FIL_PROOFS_PARENT_CACHE", tmp.join("filecoin-parents"));
+            let sets = generate_parameters(
+                &dir,
+                SECTOR_SIZE,
+                &CircuitKind::ALL,
+                false,
+                &mut rand::rngs::OsRng,
+            )
+            .expect("generate the 2 KiB parameters");
+            for set in sets {
+                eprintln!(
+                    "{}: {} ({:.1} s)",
+                    set.circuit_id,
+                    if set.generated { "generated" } else { "cached" },
+                    set.elapsed.as_secs_f64()
+                );
+            }
+            dir
+        })
+        .clone()
+}
+
+/// A 2 KiB sector sealed by filecoin-proofs, with its commit-phase-1 output.
+struct Sealed {
+    dir: tempfile::TempDir,
+    ticket: [u8; 32],
+    seed: [u8; 32],
+    comm_r: Commitment,
+    comm_d: Commitment,
+    c1: SealCommitPhase1Output,
+}
+
+impl Sealed {
+    fn cache(&self) -> PathBuf {
+        self.dir.path().join("cache")
+    }
+
+    fn replica(&self) -> PathBuf {
+        self.dir.path().join("sealed")
+    }
+}
+
+/// Writes `data` (unpadded) as one piece into a new file at `path`.
+fn staged_piece(path: &Path, data: &[u8]) -> PieceInfo {
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)
+        .unwrap();
+    let (piece, _) = add_piece(
+        SEAL,
+        data,
+        &mut file,
+        UnpaddedBytesAmount(data.len() as u64),
+        &[],
+    )
+    .unwrap();
+    piece
+}
+
+fn seal(rng: &mut impl RngCore) -> Sealed {
+    let dir = tempfile::tempdir().unwrap();
+    let (cache, replica) = (dir.path().join("cache"), dir.path().join("sealed"));
+    fs::create_dir_all(&cache).unwrap();
+    fs::File::create(&replica).unwrap();
+    let mut data = vec![0u8; 2032];
+    rng.fill_bytes(&mut data);
+    let staged = dir.path().join("staged");
+    let piece = staged_piece(&staged, &data);
+    let (ticket, seed): ([u8; 32], [u8; 32]) = (rng.gen(), rng.gen());
+    let (prover, sector) = (prover_id(MINER), SectorId::from(SECTOR));
+    let p1 = seal_pre_commit_phase1(
+        SEAL,
+        &cache,
+        &staged,
+        &replica,
+        prover,
+        sector,
+        ticket,
+        &[piece.clone()],
+    )
+    .unwrap();
+    let p2 = seal_pre_commit_phase2(p1, &cache, &replica).unwrap();
+    let (comm_r, comm_d) = (p2.comm_r, p2.comm_d);
+    let c1 =
+        seal_commit_phase1(&cache, &replica, prover, sector, ticket, seed, p2, &[piece]).unwrap();
+    Sealed {
+        dir,
+        ticket,
+        seed,
+        comm_r,
+        comm_d,
+        c1,
+    }
+}
+
+/// Randomness as node software passes it: a field element (top two bits cleared).
+fn randomness(rng: &mut impl RngCore) -> [u8; 32] {
+    let mut r: [u8; 32] = rng.gen();
+    r[31] &= 0x3f;
+    r
+}
+
+fn porep_request(sealed: &Sealed) -> proto::SubmitProofRequest {
+    proto::SubmitProofRequest {
+        proof_kind: ProofKind::PorepSealCommit as i32,
+        registered_proof: SEAL_NUMBER,
+        sector_size: SECTOR_SIZE,
+        vanilla_proof: serde_json::to_vec(&sealed.c1).unwrap(),
+        miner_id: MINER,
+        sector_number: SECTOR,
+        ..Default::default()
+    }
+}
+
+/// The vanilla proof of the sealed sector for a PoSt of type `proof`.
+fn post_vanilla(sealed: &Sealed, proof: RegisteredPoStProof, randomness: &[u8; 32]) -> Vec<u8> {
+    let sector = SectorId::from(SECTOR);
+    let challenges =
+        post::generate_fallback_sector_challenges(proof, randomness, &[sector], prover_id(MINER))
+            .unwrap();
+    let replica = PrivateReplicaInfo::new(proof, sealed.comm_r, sealed.cache(), sealed.replica());
+    post::generate_single_vanilla_proof(proof, sector, &replica, &challenges[&sector]).unwrap()
+}
+
+fn post_request(
+    kind: ProofKind,
+    number: u64,
+    randomness: &[u8; 32],
+    vanilla: Vec<u8>,
+) -> proto::SubmitProofRequest {
+    proto::SubmitProofRequest {
+        proof_kind: kind as i32,
+        registered_proof: number,
+        sector_size: SECTOR_SIZE,
+        vanilla_proofs: vec![vanilla],
+        miner_id: MINER,
+        randomness: randomness.to_vec(),
+        partition_index: 0,
+        ..Default::default()
+    }
+}
+
+/// Proves `request` on the daemon and returns the proof bytes.
+async fn prove(c: &mut Client, request: proto::SubmitProofRequest) -> Vec<u8> {
+    let kind = request.proof_kind;
+    let id = submit(c, request).await.expect("submitted");
+    let r = await_job(c, &id, 0).await;
+    assert_eq!(
+        status_of(&r),
+        JobStatus::Completed,
+        "kind {kind}: {}",
+        r.error_message
+    );
+    r.proof
+}
+
+fn flipped(proof: &[u8]) -> Vec<u8> {
+    let mut p = proof.to_vec();
+    p[100] ^= 1;
+    p
+}
+
+/// A SnapDeals update of the sealed sector with new random data: the request and the
+/// commitments its proof is verified against.
+fn snap_update(
+    sealed: &Sealed,
+    rng: &mut impl RngCore,
+) -> (proto::SubmitProofRequest, [Commitment; 3]) {
+    let dir = sealed.dir.path();
+    let (new_cache, new_replica) = (dir.join("update-cache"), dir.join("update"));
+    fs::create_dir_all(&new_cache).unwrap();
+    // The encoder writes into a replica file of the sector's size.
+    fs::File::create(&new_replica)
+        .unwrap()
+        .set_len(SECTOR_SIZE)
+        .unwrap();
+    let mut data = vec![0u8; 2032];
+    rng.fill_bytes(&mut data);
+    let staged = dir.join("update-staged");
+    let piece = staged_piece(&staged, &data);
+    let encoded = empty_sector_update_encode_into(
+        UPDATE,
+        &new_replica,
+        &new_cache,
+        sealed.replica(),
+        sealed.cache(),
+        &staged,
+        &[piece],
+    )
+    .unwrap();
+    let vanilla = generate_partition_proofs(
+        UPDATE,
+        sealed.comm_r,
+        encoded.comm_r_new,
+        encoded.comm_d_new,
+        sealed.replica(),
+        sealed.cache(),
+        &new_replica,
+        &new_cache,
+    )
+    .unwrap();
+    let request = proto::SubmitProofRequest {
+        proof_kind: ProofKind::SnapDealsUpdate as i32,
+        registered_proof: UPDATE_NUMBER,
+        sector_size: SECTOR_SIZE,
+        vanilla_proofs: vanilla.into_iter().map(|p| p.0).collect(),
+        comm_r_old: sealed.comm_r.to_vec(),
+        comm_r_new: encoded.comm_r_new.to_vec(),
+        comm_d_new: encoded.comm_d_new.to_vec(),
+        ..Default::default()
+    };
+    (
+        request,
+        [sealed.comm_r, encoded.comm_r_new, encoded.comm_d_new],
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn filecoin_kinds_end_to_end_through_the_daemon() {
+    let params = param_cache();
+    let mut rng = rand::thread_rng();
+    let sealed = seal(&mut rng);
+    let daemon = Daemon::start(
+        None,
+        &format!("[srs]\nparam_cache = \"{}\"\n", params.display()),
+    )
+    .await;
+    let mut c = daemon.client().await;
+    let (prover, sector) = (prover_id(MINER), SectorId::from(SECTOR));
+
+    // PoRep commit phase 2.
+    let proof = prove(&mut c, porep_request(&sealed)).await;
+    assert_eq!(proof.len(), 192, "one partition at 2 KiB");
+    let verify = |proof: &[u8]| {
+        verify_seal(
+            SEAL,
+            sealed.comm_r,
+            sealed.comm_d,
+            prover,
+            sector,
+            sealed.ticket,
+            sealed.seed,
+            proof,
+        )
+        .unwrap_or(false)
+    };
+    assert!(
+        verify(&proof),
+        "filecoin-proofs' verify_seal accepts cuzk's PoRep proof"
+    );
+    assert!(!verify(&flipped(&proof)), "and refuses a changed one");
+
+    // WinningPoSt.
+    let r = randomness(&mut rng);
+    let vanilla = post_vanilla(&sealed, WINNING, &r);
+    let proof = prove(
+        &mut c,
+        post_request(ProofKind::WinningPost, WINNING_NUMBER, &r, vanilla),
+    )
+    .await;
+    assert_eq!(proof.len(), 192);
+    let replicas = BTreeMap::from([(sector, PublicReplicaInfo::new(WINNING, sealed.comm_r))]);
+    assert!(post::verify_winning_post(&r, &proof, &replicas, prover).unwrap());
+    assert!(!post::verify_winning_post(&r, &flipped(&proof), &replicas, prover).unwrap_or(false));
+
+    // One WindowPoSt partition.
+    let r = randomness(&mut rng);
+    let vanilla = post_vanilla(&sealed, WINDOW, &r);
+    let window = post_request(ProofKind::WindowPostPartition, WINDOW_NUMBER, &r, vanilla);
+    let proof = prove(&mut c, window.clone()).await;
+    assert_eq!(proof.len(), 192);
+    let replicas = BTreeMap::from([(sector, PublicReplicaInfo::new(WINDOW, sealed.comm_r))]);
+    let check =
+        |p: &[u8]| post::verify_window_post(&r, &[(WINDOW, p)], &replicas, prover).unwrap_or(false);
+    assert!(
+        check(&proof),
+        "filecoin-proofs' verify_window_post accepts it"
+    );
+    assert!(!check(&flipped(&proof)));
+
+    // SnapDeals.
+    let (snap, [comm_r_old, comm_r_new, comm_d_new]) = snap_update(&sealed, &mut rng);
+    let proof = prove(&mut c, snap.clone()).await;
+    let check = |p: &[u8]| {
+        verify_empty_sector_update_proof(UPDATE, p, comm_r_old, comm_r_new, comm_d_new)
+            .unwrap_or(false)
+    };
+    assert!(check(&proof), "filecoin-proofs' update verifier accepts it");
+    assert!(!check(&flipped(&proof)));
+
+    refuses_bad_requests(&mut c, &sealed, &window, &snap).await;
+}
+
+fn partitions(j: &mut serde_json::Value) -> &mut Vec<serde_json::Value> {
+    j["vanilla_proofs"]["StackedDrg2KiBV1"]
+        .as_array_mut()
+        .expect("2 KiB vanilla proofs")
+}
+
+/// Each request is refused at submission with INVALID_ARGUMENT and a message naming the
+/// problem.
+async fn refuses_bad_requests(
+    c: &mut Client,
+    sealed: &Sealed,
+    window: &proto::SubmitProofRequest,
+    snap: &proto::SubmitProofRequest,
+) {
+    let porep = porep_request(sealed);
+    let json: serde_json::Value = serde_json::from_slice(&porep.vanilla_proof).unwrap();
+    let with_json = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut j = json.clone();
+        edit(&mut j);
+        proto::SubmitProofRequest {
+            vanilla_proof: serde_json::to_vec(&j).unwrap(),
+            ..porep.clone()
+        }
+    };
+    let mut cases: Vec<(&str, proto::SubmitProofRequest, &str)> = vec![
+        (
+            "C1 output of another sector size",
+            proto::SubmitProofRequest {
+                registered_proof: 6,
+                sector_size: 8 << 20,
+                ..porep.clone()
+            },
+            "was made for StackedDrg2KiBV1_1",
+        ),
+        (
+            "sector size not the registered proof's",
+            proto::SubmitProofRequest {
+                sector_size: 4096,
+                ..porep.clone()
+            },
+            "sector_size 4096 does not match",
+        ),
+        (
+            "unknown registered proof",
+            proto::SubmitProofRequest {
+                registered_proof: 99,
+                ..porep.clone()
+            },
+            "not a known seal",
+        ),
+        (
+            "truncated JSON",
+            proto::SubmitProofRequest {
+                vanilla_proof: porep.vanilla_proof[..porep.vanilla_proof.len() / 2].to_vec(),
+                ..porep.clone()
+            },
+            "malformed",
+        ),
+        (
+            "a partition too many",
+            with_json(&|j| {
+                let p = partitions(j);
+                p.push(p[0].clone());
+            }),
+            "expected 1, got 2",
+        ),
+        (
+            "a challenge missing",
+            with_json(&|j| {
+                partitions(j)[0].as_array_mut().unwrap().pop();
+            }),
+            "challenge proofs in partition 0",
+        ),
+        (
+            "a 31-byte comm_r",
+            with_json(&|j| {
+                j["comm_r"].as_array_mut().unwrap().pop();
+            }),
+            "malformed",
+        ),
+        (
+            "another miner's sector",
+            proto::SubmitProofRequest {
+                miner_id: MINER + 1,
+                ..porep.clone()
+            },
+            "sealed for another sector",
+        ),
+        (
+            "another seed",
+            with_json(&|j| {
+                j["seed"][0] = serde_json::json!((j["seed"][0].as_u64().unwrap() + 1) % 256);
+            }),
+            "do not verify",
+        ),
+        (
+            "a WindowPoSt proof type in a WinningPoSt request",
+            proto::SubmitProofRequest {
+                proof_kind: ProofKind::WinningPost as i32,
+                ..window.clone()
+            },
+            "Window PoSt proof type in a Winning",
+        ),
+        (
+            "no sectors",
+            proto::SubmitProofRequest {
+                vanilla_proofs: vec![],
+                ..window.clone()
+            },
+            "expected 1 to 2, got 0",
+        ),
+        (
+            "a garbage sector proof",
+            proto::SubmitProofRequest {
+                vanilla_proofs: vec![vec![7; 100]],
+                ..window.clone()
+            },
+            "vanilla_proofs[0] (a bincode FallbackPoStSectorProof) is malformed",
+        ),
+        (
+            "31 bytes of randomness",
+            proto::SubmitProofRequest {
+                randomness: window.randomness[..31].to_vec(),
+                ..window.clone()
+            },
+            "randomness must be 32 bytes",
+        ),
+        (
+            "randomness that is not a field element",
+            proto::SubmitProofRequest {
+                randomness: vec![0xff; 32],
+                ..window.clone()
+            },
+            "randomness[31] &= 0x3f",
+        ),
+        (
+            "another randomness than the vanilla proof's",
+            proto::SubmitProofRequest {
+                randomness: vec![1; 32],
+                ..window.clone()
+            },
+            "do not verify",
+        ),
+        (
+            "a SnapDeals partition too many",
+            proto::SubmitProofRequest {
+                vanilla_proofs: vec![snap.vanilla_proofs[0].clone(); 2],
+                ..snap.clone()
+            },
+            "expected 1, got 2",
+        ),
+        (
+            "a 31-byte comm_r_new",
+            proto::SubmitProofRequest {
+                comm_r_new: snap.comm_r_new[..31].to_vec(),
+                ..snap.clone()
+            },
+            "comm_r_new must be 32 bytes",
+        ),
+        (
+            "another comm_d_new",
+            proto::SubmitProofRequest {
+                comm_d_new: vec![1; 32],
+                ..snap.clone()
+            },
+            "do not verify",
+        ),
+    ];
+    for (what, request, expected) in cases.drain(..) {
+        let err = submit(c, request).await.expect_err(what);
+        assert_eq!(err.code(), Code::InvalidArgument, "{what}: {err:?}");
+        assert!(
+            err.message().contains(expected),
+            "{what}: `{}` does not say `{expected}`",
+            err.message()
+        );
+    }
+}
