@@ -77,6 +77,9 @@ pub struct SubmitArgs {
     pub miner_id: u64,
     pub randomness: Option<String>,
     pub partition_index: u32,
+    pub comm_r_old: Option<String>,
+    pub comm_r_new: Option<String>,
+    pub comm_d_new: Option<String>,
 }
 
 pub fn kind_from_name(name: &str) -> Result<proto::ProofKind> {
@@ -115,10 +118,13 @@ pub fn submit_request(args: &SubmitArgs) -> Result<proto::SubmitProofRequest> {
         .iter()
         .map(|p| std::fs::read(p).with_context(|| format!("reading {}", p.display())))
         .collect::<Result<Vec<_>>>()?;
-    let randomness = match &args.randomness {
-        Some(hex) => decode_hex(hex).context("--randomness must be 64 hex digits")?,
-        None => Vec::new(),
+    let hex32 = |value: &Option<String>, flag: &str| -> Result<Vec<u8>> {
+        match value {
+            Some(hex) => decode_hex(hex).with_context(|| format!("{flag} must be 64 hex digits")),
+            None => Ok(Vec::new()),
+        }
     };
+    let randomness = hex32(&args.randomness, "--randomness")?;
     Ok(proto::SubmitProofRequest {
         request_id: args.request_id.clone().unwrap_or_default(),
         proof_kind: kind as i32,
@@ -131,7 +137,9 @@ pub fn submit_request(args: &SubmitArgs) -> Result<proto::SubmitProofRequest> {
         miner_id: args.miner_id,
         randomness,
         partition_index: args.partition_index,
-        ..Default::default()
+        comm_r_old: hex32(&args.comm_r_old, "--comm-r-old")?,
+        comm_r_new: hex32(&args.comm_r_new, "--comm-r-new")?,
+        comm_d_new: hex32(&args.comm_d_new, "--comm-d-new")?,
     })
 }
 

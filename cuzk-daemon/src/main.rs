@@ -211,6 +211,15 @@ struct SubmitCli {
     randomness: Option<String>,
     #[arg(long, default_value_t = 0)]
     partition_index: u32,
+    /// SnapDeals: the sector's old replica commitment, 64 hex digits.
+    #[arg(long)]
+    comm_r_old: Option<String>,
+    /// SnapDeals: the new replica commitment, 64 hex digits.
+    #[arg(long)]
+    comm_r_new: Option<String>,
+    /// SnapDeals: the new data commitment, 64 hex digits.
+    #[arg(long)]
+    comm_d_new: Option<String>,
     #[command(flatten)]
     conn: Conn,
 }
@@ -230,6 +239,9 @@ impl SubmitCli {
             miner_id: self.miner_id,
             randomness: self.randomness.clone(),
             partition_index: self.partition_index,
+            comm_r_old: self.comm_r_old.clone(),
+            comm_r_new: self.comm_r_new.clone(),
+            comm_d_new: self.comm_d_new.clone(),
         }
     }
 }

@@ -8,25 +8,19 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::fs::{self, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use common::proto::{self, ProofKind};
 use common::*;
+use cuzk_core::filecoin::sealing::{post_randomness, SealedSector};
 use cuzk_core::filecoin::{generate_parameters, prover_id, CircuitKind};
-use filecoin_proofs_api::seal::{
-    add_piece, seal_commit_phase1, seal_pre_commit_phase1, seal_pre_commit_phase2, verify_seal,
-    SealCommitPhase1Output,
-};
-use filecoin_proofs_api::update::{
-    empty_sector_update_encode_into, generate_partition_proofs, verify_empty_sector_update_proof,
-};
+use filecoin_proofs_api::seal::verify_seal;
+use filecoin_proofs_api::update::verify_empty_sector_update_proof;
 use filecoin_proofs_api::{
-    post, Commitment, PieceInfo, PrivateReplicaInfo, PublicReplicaInfo, RegisteredPoStProof,
-    RegisteredSealProof, RegisteredUpdateProof, SectorId, UnpaddedBytesAmount,
+    post, PublicReplicaInfo, RegisteredPoStProof, RegisteredSealProof, RegisteredUpdateProof,
+    SectorId,
 };
-use rand::{Rng, RngCore};
 use tonic::Code;
 
 const SECTOR_SIZE: u64 = 2048;
@@ -72,109 +66,16 @@ fn param_cache() -> PathBuf {
         .clone()
 }
 
-/// A 2 KiB sector sealed by filecoin-proofs, with its commit-phase-1 output.
-struct Sealed {
-    dir: tempfile::TempDir,
-    ticket: [u8; 32],
-    seed: [u8; 32],
-    comm_r: Commitment,
-    comm_d: Commitment,
-    c1: SealCommitPhase1Output,
-}
-
-impl Sealed {
-    fn cache(&self) -> PathBuf {
-        self.dir.path().join("cache")
-    }
-
-    fn replica(&self) -> PathBuf {
-        self.dir.path().join("sealed")
-    }
-}
-
-/// Writes `data` (unpadded) as one piece into a new file at `path`.
-fn staged_piece(path: &Path, data: &[u8]) -> PieceInfo {
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(path)
-        .unwrap();
-    let (piece, _) = add_piece(
-        SEAL,
-        data,
-        &mut file,
-        UnpaddedBytesAmount(data.len() as u64),
-        &[],
-    )
-    .unwrap();
-    piece
-}
-
-fn seal(rng: &mut impl RngCore) -> Sealed {
-    let dir = tempfile::tempdir().unwrap();
-    let (cache, replica) = (dir.path().join("cache"), dir.path().join("sealed"));
-    fs::create_dir_all(&cache).unwrap();
-    fs::File::create(&replica).unwrap();
-    let mut data = vec![0u8; 2032];
-    rng.fill_bytes(&mut data);
-    let staged = dir.path().join("staged");
-    let piece = staged_piece(&staged, &data);
-    let (ticket, seed): ([u8; 32], [u8; 32]) = (rng.gen(), rng.gen());
-    let (prover, sector) = (prover_id(MINER), SectorId::from(SECTOR));
-    let p1 = seal_pre_commit_phase1(
-        SEAL,
-        &cache,
-        &staged,
-        &replica,
-        prover,
-        sector,
-        ticket,
-        &[piece.clone()],
-    )
-    .unwrap();
-    let p2 = seal_pre_commit_phase2(p1, &cache, &replica).unwrap();
-    let (comm_r, comm_d) = (p2.comm_r, p2.comm_d);
-    let c1 =
-        seal_commit_phase1(&cache, &replica, prover, sector, ticket, seed, p2, &[piece]).unwrap();
-    Sealed {
-        dir,
-        ticket,
-        seed,
-        comm_r,
-        comm_d,
-        c1,
-    }
-}
-
-/// Randomness as node software passes it: a field element (top two bits cleared).
-fn randomness(rng: &mut impl RngCore) -> [u8; 32] {
-    let mut r: [u8; 32] = rng.gen();
-    r[31] &= 0x3f;
-    r
-}
-
-fn porep_request(sealed: &Sealed) -> proto::SubmitProofRequest {
+fn porep_request(sealed: &SealedSector) -> proto::SubmitProofRequest {
     proto::SubmitProofRequest {
         proof_kind: ProofKind::PorepSealCommit as i32,
         registered_proof: SEAL_NUMBER,
         sector_size: SECTOR_SIZE,
-        vanilla_proof: serde_json::to_vec(&sealed.c1).unwrap(),
+        vanilla_proof: sealed.commit_phase1_json(),
         miner_id: MINER,
         sector_number: SECTOR,
         ..Default::default()
     }
-}
-
-/// The vanilla proof of the sealed sector for a PoSt of type `proof`.
-fn post_vanilla(sealed: &Sealed, proof: RegisteredPoStProof, randomness: &[u8; 32]) -> Vec<u8> {
-    let sector = SectorId::from(SECTOR);
-    let challenges =
-        post::generate_fallback_sector_challenges(proof, randomness, &[sector], prover_id(MINER))
-            .unwrap();
-    let replica = PrivateReplicaInfo::new(proof, sealed.comm_r, sealed.cache(), sealed.replica());
-    post::generate_single_vanilla_proof(proof, sector, &replica, &challenges[&sector]).unwrap()
 }
 
 fn post_request(
@@ -215,66 +116,11 @@ fn flipped(proof: &[u8]) -> Vec<u8> {
     p
 }
 
-/// A SnapDeals update of the sealed sector with new random data: the request and the
-/// commitments its proof is verified against.
-fn snap_update(
-    sealed: &Sealed,
-    rng: &mut impl RngCore,
-) -> (proto::SubmitProofRequest, [Commitment; 3]) {
-    let dir = sealed.dir.path();
-    let (new_cache, new_replica) = (dir.join("update-cache"), dir.join("update"));
-    fs::create_dir_all(&new_cache).unwrap();
-    // The encoder writes into a replica file of the sector's size.
-    fs::File::create(&new_replica)
-        .unwrap()
-        .set_len(SECTOR_SIZE)
-        .unwrap();
-    let mut data = vec![0u8; 2032];
-    rng.fill_bytes(&mut data);
-    let staged = dir.join("update-staged");
-    let piece = staged_piece(&staged, &data);
-    let encoded = empty_sector_update_encode_into(
-        UPDATE,
-        &new_replica,
-        &new_cache,
-        sealed.replica(),
-        sealed.cache(),
-        &staged,
-        &[piece],
-    )
-    .unwrap();
-    let vanilla = generate_partition_proofs(
-        UPDATE,
-        sealed.comm_r,
-        encoded.comm_r_new,
-        encoded.comm_d_new,
-        sealed.replica(),
-        sealed.cache(),
-        &new_replica,
-        &new_cache,
-    )
-    .unwrap();
-    let request = proto::SubmitProofRequest {
-        proof_kind: ProofKind::SnapDealsUpdate as i32,
-        registered_proof: UPDATE_NUMBER,
-        sector_size: SECTOR_SIZE,
-        vanilla_proofs: vanilla.into_iter().map(|p| p.0).collect(),
-        comm_r_old: sealed.comm_r.to_vec(),
-        comm_r_new: encoded.comm_r_new.to_vec(),
-        comm_d_new: encoded.comm_d_new.to_vec(),
-        ..Default::default()
-    };
-    (
-        request,
-        [sealed.comm_r, encoded.comm_r_new, encoded.comm_d_new],
-    )
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn filecoin_kinds_end_to_end_through_the_daemon() {
     let params = param_cache();
     let mut rng = rand::thread_rng();
-    let sealed = seal(&mut rng);
+    let sealed = SealedSector::seal(SEAL, MINER, SECTOR, &mut rng).expect("sealed");
     let daemon = Daemon::start(
         None,
         &format!("[srs]\nparam_cache = \"{}\"\n", params.display()),
@@ -306,8 +152,8 @@ async fn filecoin_kinds_end_to_end_through_the_daemon() {
     assert!(!verify(&flipped(&proof)), "and refuses a changed one");
 
     // WinningPoSt.
-    let r = randomness(&mut rng);
-    let vanilla = post_vanilla(&sealed, WINNING, &r);
+    let r = post_randomness(&mut rng);
+    let vanilla = sealed.post_vanilla_proof(WINNING, &r).unwrap();
     let proof = prove(
         &mut c,
         post_request(ProofKind::WinningPost, WINNING_NUMBER, &r, vanilla),
@@ -319,8 +165,8 @@ async fn filecoin_kinds_end_to_end_through_the_daemon() {
     assert!(!post::verify_winning_post(&r, &flipped(&proof), &replicas, prover).unwrap_or(false));
 
     // One WindowPoSt partition.
-    let r = randomness(&mut rng);
-    let vanilla = post_vanilla(&sealed, WINDOW, &r);
+    let r = post_randomness(&mut rng);
+    let vanilla = sealed.post_vanilla_proof(WINDOW, &r).unwrap();
     let window = post_request(ProofKind::WindowPostPartition, WINDOW_NUMBER, &r, vanilla);
     let proof = prove(&mut c, window.clone()).await;
     assert_eq!(proof.len(), 192);
@@ -334,11 +180,21 @@ async fn filecoin_kinds_end_to_end_through_the_daemon() {
     assert!(!check(&flipped(&proof)));
 
     // SnapDeals.
-    let (snap, [comm_r_old, comm_r_new, comm_d_new]) = snap_update(&sealed, &mut rng);
+    let update = sealed.update(UPDATE, &mut rng).unwrap();
+    let snap = proto::SubmitProofRequest {
+        proof_kind: ProofKind::SnapDealsUpdate as i32,
+        registered_proof: UPDATE_NUMBER,
+        sector_size: SECTOR_SIZE,
+        vanilla_proofs: update.vanilla_proofs.clone(),
+        comm_r_old: update.comm_r_old.to_vec(),
+        comm_r_new: update.comm_r_new.to_vec(),
+        comm_d_new: update.comm_d_new.to_vec(),
+        ..Default::default()
+    };
     let proof = prove(&mut c, snap.clone()).await;
     let check = |p: &[u8]| {
-        verify_empty_sector_update_proof(UPDATE, p, comm_r_old, comm_r_new, comm_d_new)
-            .unwrap_or(false)
+        let (old, new, data) = (update.comm_r_old, update.comm_r_new, update.comm_d_new);
+        verify_empty_sector_update_proof(UPDATE, p, old, new, data).unwrap_or(false)
     };
     assert!(check(&proof), "filecoin-proofs' update verifier accepts it");
     assert!(!check(&flipped(&proof)));
@@ -356,7 +212,7 @@ fn partitions(j: &mut serde_json::Value) -> &mut Vec<serde_json::Value> {
 /// problem.
 async fn refuses_bad_requests(
     c: &mut Client,
-    sealed: &Sealed,
+    sealed: &SealedSector,
     window: &proto::SubmitProofRequest,
     snap: &proto::SubmitProofRequest,
 ) {

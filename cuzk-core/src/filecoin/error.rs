@@ -71,6 +71,9 @@ pub enum FilecoinError {
     /// Parameter generation failed.
     #[error("generating the parameters of {circuit_id}: {reason}")]
     Generate { circuit_id: String, reason: String },
+    /// filecoin-proofs failed to seal a test sector (`sealing`).
+    #[error("sealing a test sector: {step}: {reason}")]
+    Sealing { step: &'static str, reason: String },
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,

@@ -14,6 +14,8 @@
 //!   parameter file names filecoin-proofs uses.
 //! - `porep`, `post`, `snap`: one module per kind, from request to [`FilecoinJob`].
 //! - `params`: random parameters for test sector sizes (`cuzk params generate`).
+//! - [`sealing`]: sectors sealed by filecoin-proofs, with their vanilla proofs, for tests
+//!   and benchmarks.
 //! - `error`: [`FilecoinError`].
 
 /// Calls `f::<Shape>(args)` with the Merkle tree shape of a Filecoin sector size, like
@@ -38,6 +40,7 @@ pub mod params;
 mod porep;
 mod post;
 pub mod registry;
+pub mod sealing;
 mod snap;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
