@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use bellpepper_core::{Circuit, SynthesisError};
 use bellperson_lite::matrices::{
-    load_or_record_matrices, record_matrices, synthesize_witness, ConstraintMatrices,
+    load_or_record_matrices, record_matrices, synthesize_witness, ConstraintMatrices, MatrixError,
     MatrixFileError, Witness,
 };
 use bellperson_lite::synthesis::{synthesize_circuit, ProvingAssignment};
@@ -116,6 +116,31 @@ impl Partition {
     pub fn synthesize(&self) -> Result<ProvingAssignment, SynthesisError> {
         (self.synthesize)()
     }
+
+    /// The assignment the engine's fast path computes: this partition's matrices (recorded
+    /// here, not taken from the engine's cache), its witness and the three products. `None`
+    /// when the partition opted out. For tests and benchmarks that compare it with
+    /// [`Partition::synthesize`].
+    pub fn synthesize_through_matrices(
+        &self,
+    ) -> Result<Option<ProvingAssignment>, MatrixPathError> {
+        let Some(path) = &self.matrix_path else {
+            return Ok(None);
+        };
+        let matrices = (path.record)(None)?;
+        Ok(Some(matrices.assignment((path.witness)()?)?))
+    }
+}
+
+/// Why [`Partition::synthesize_through_matrices`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum MatrixPathError {
+    #[error("recording the constraint matrices: {0}")]
+    Record(#[from] MatrixFileError),
+    #[error("computing the witness: {0}")]
+    Witness(#[from] SynthesisError),
+    #[error("evaluating the matrices: {0}")]
+    Products(#[from] MatrixError),
 }
 
 /// Bytes a synthesized assignment holds: a, b, c and both assignments (32 bytes per scalar),

@@ -380,3 +380,62 @@ async fn refuses_bad_requests(
         );
     }
 }
+
+/// The engine's fast path (recorded constraint matrices, witness, three products) gives
+/// every Filecoin circuit the same assignment, density bitmaps included, as full synthesis,
+/// so the same (r, s) give byte-identical proofs through either.
+#[test]
+fn filecoin_circuits_synthesize_the_same_through_matrices() {
+    use cuzk_core::filecoin::{FilecoinJob, PoRepRequest, PoStRequest, SnapRequest};
+    param_cache(); // filecoin-proofs' environment
+    let mut rng = rand::thread_rng();
+    let sealed = SealedSector::seal(SEAL, MINER, SECTOR, &mut rng).expect("sealed");
+    let c1 = sealed.commit_phase1_json();
+    let r = post_randomness(&mut rng);
+    let winning = [sealed.post_vanilla_proof(WINNING, &r).unwrap()];
+    let window = [sealed.post_vanilla_proof(WINDOW, &r).unwrap()];
+    let update = sealed.update(UPDATE, &mut rng).unwrap();
+    let post = |number, vanilla_proofs| PoStRequest {
+        registered_proof: number,
+        sector_size: SECTOR_SIZE,
+        vanilla_proofs,
+        miner_id: MINER,
+        randomness: &r,
+        partition_index: 0,
+    };
+    let jobs = [
+        FilecoinJob::porep_c2(&PoRepRequest {
+            registered_proof: SEAL_NUMBER,
+            sector_size: SECTOR_SIZE,
+            c1_output: &c1,
+            miner_id: MINER,
+            sector_number: SECTOR,
+        }),
+        FilecoinJob::winning_post(&post(WINNING_NUMBER, &winning)),
+        FilecoinJob::window_post_partition(&post(WINDOW_NUMBER, &window)),
+        FilecoinJob::snap_deals_update(&SnapRequest {
+            registered_proof: UPDATE_NUMBER,
+            sector_size: SECTOR_SIZE,
+            vanilla_proofs: &update.vanilla_proofs,
+            comm_r_old: &update.comm_r_old,
+            comm_r_new: &update.comm_r_new,
+            comm_d_new: &update.comm_d_new,
+        }),
+    ];
+    for job in jobs {
+        let job = job.expect("a valid request");
+        for (k, partition) in job.partitions.iter().enumerate() {
+            let full = partition.synthesize().expect("full synthesis");
+            let fast = partition
+                .synthesize_through_matrices()
+                .expect("the matrix path")
+                .expect("Filecoin partitions take the matrix path");
+            assert!(full.a.len() > 1000, "{}: a real circuit", job.circuit_id);
+            assert!(
+                full == fast,
+                "{} partition {k}: the matrix path differs from full synthesis",
+                job.circuit_id
+            );
+        }
+    }
+}

@@ -3,8 +3,8 @@
 //! kept in flight. The sector is sealed here by filecoin-proofs and the parameters generated
 //! here (`cuzk_core::filecoin::generate_parameters`), so the binary needs nothing else.
 //!
-//! Usage: `bench_porep [--cpu] [--runs N] [--reference-runs N] [--concurrency 1,2,4]
-//! [--timed-jobs N] [--param-cache DIR]`
+//! Usage: `bench_porep [--cpu] [--devices 0,1] [--workers N] [--no-reference] [--runs N]
+//! [--reference-runs N] [--concurrency 1,2,4] [--timed-jobs N] [--param-cache DIR]`
 //!
 //! cuzk proves on the GPU when built with `cuda` and a GPU is present, on the CPU otherwise
 //! or with `--cpu`. The JSON goes to `$OUT/bench_porep.json` when `OUT` is set.
@@ -26,6 +26,12 @@ const SECTOR: u64 = 1;
 
 struct Options {
     cpu: bool,
+    /// GPU ordinals (empty: every visible GPU).
+    devices: Vec<u32>,
+    /// GPU workers per device (0: the configuration's default).
+    workers: usize,
+    /// Skip filecoin-proofs' runs (for GPU-only sweeps).
+    reference: bool,
     runs: usize,
     reference_runs: usize,
     concurrency: Vec<usize>,
@@ -36,6 +42,9 @@ struct Options {
 fn options() -> Result<Options, String> {
     let mut o = Options {
         cpu: false,
+        devices: Vec::new(),
+        workers: 0,
+        reference: true,
         runs: 3,
         reference_runs: 3,
         concurrency: vec![1, 2, 4],
@@ -48,7 +57,15 @@ fn options() -> Result<Options, String> {
         let number = |v: String| v.parse::<usize>().map_err(|e| format!("{v}: {e}"));
         match flag.as_str() {
             "--cpu" => o.cpu = true,
+            "--no-reference" => o.reference = false,
+            "--devices" => {
+                o.devices = value()?
+                    .split(',')
+                    .map(|v| v.parse::<u32>().map_err(|e| format!("{v}: {e}")))
+                    .collect::<Result<_, _>>()?
+            }
             "--runs" => o.runs = number(value()?)?,
+            "--workers" => o.workers = number(value()?)?,
             "--reference-runs" => o.reference_runs = number(value()?)?,
             "--timed-jobs" => o.timed_jobs = number(value()?)?,
             "--param-cache" => o.param_cache = PathBuf::from(value()?),
@@ -126,7 +143,8 @@ fn run() -> Result<(), String> {
 
     // filecoin-proofs: one warm-up (it loads and caches the parameters), then the timed runs.
     let mut reference = Vec::new();
-    for run in 0..=o.reference_runs {
+    let reference_runs = if o.reference { o.reference_runs + 1 } else { 0 };
+    for run in 0..reference_runs {
         let t = Instant::now();
         let out = seal_commit_phase2(sealed.commit_phase1.clone(), prover, sector)
             .map_err(|e| format!("filecoin-proofs' seal_commit_phase2: {e:#}"))?;
@@ -161,13 +179,18 @@ fn run() -> Result<(), String> {
     let mut config = Config::default();
     config.srs.param_cache = o.param_cache.clone();
     config.gpus.cpu_only = o.cpu;
+    config.gpus.devices = o.devices.clone();
+    if o.workers > 0 {
+        config.gpus.gpu_workers_per_device = o.workers;
+    }
     let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     runtime.block_on(async {
         let engine = Engine::start(config).map_err(|e| e.to_string())?;
-        let backend = if engine.status().gpus.is_empty() {
-            "CPU"
+        let gpus = engine.status().gpus.len();
+        let backend = if gpus == 0 {
+            "CPU".to_string()
         } else {
-            "GPU"
+            format!("{gpus} GPU")
         };
         // The first proof loads the parameters and records the circuit's matrices.
         let t = Instant::now();
@@ -194,34 +217,45 @@ fn run() -> Result<(), String> {
         let single = run_point(&engine, &request, 1, 1 + o.runs)
             .await
             .map_err(|e| e.to_string())?;
-        let reference = median(reference);
         println!(
-            "\n2 KiB PoRep C2, one proof at a time (median):\n  filecoin-proofs {:.2} s, \
-             cuzk ({backend}) {:.2} s (synthesis {:.2} s, prove {:.2} s): {:.2}x",
-            reference.as_secs_f64(),
+            "\n2 KiB PoRep C2, one proof at a time (median): cuzk ({backend}) {:.2} s \
+             (synthesis {:.2} s, prove {:.2} s)",
             single.median.total.as_secs_f64(),
             single.median.synthesis.as_secs_f64(),
             single.median.prove.as_secs_f64(),
-            reference.as_secs_f64() / single.median.total.as_secs_f64().max(1e-9)
         );
+        let reference = median(reference);
+        if o.reference {
+            println!(
+                "  filecoin-proofs seal_commit_phase2 {:.2} s: cuzk is {:.2}x faster",
+                reference.as_secs_f64(),
+                reference.as_secs_f64() / single.median.total.as_secs_f64().max(1e-9)
+            );
+        }
         let mut points = vec![single.clone()];
-        println!("\nsteady state, cuzk ({backend}):\n  in flight  s/proof  proofs/s");
+        println!("\nsteady state, cuzk ({backend}):\n  in flight  s/proof  proofs/s  GPU busy");
         for &c in &o.concurrency {
             let p = run_point(&engine, &request, c, c + o.timed_jobs)
                 .await
                 .map_err(|e| e.to_string())?;
+            let busy: Vec<String> = p
+                .gpu_busy
+                .iter()
+                .map(|b| format!("{:.0}%", b * 100.0))
+                .collect();
             println!(
-                "  {:>9}  {:>7.3}  {:>8.2}",
+                "  {:>9}  {:>7.3}  {:>8.2}  {}",
                 c,
                 p.seconds_per_proof,
-                1.0 / p.seconds_per_proof
+                1.0 / p.seconds_per_proof,
+                busy.join(" ")
             );
             points.push(p);
         }
         if let Some(out) = std::env::var_os("OUT") {
             let json = serde_json::json!({
                 "backend": backend,
-                "reference_seconds": reference.as_secs_f64(),
+                "reference_seconds": o.reference.then(|| reference.as_secs_f64()),
                 "single_seconds": single.median.total.as_secs_f64(),
                 "steady": points[1..].iter().map(|p| serde_json::json!({
                     "concurrency": p.concurrency,
