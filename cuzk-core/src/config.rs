@@ -150,7 +150,8 @@ pub struct SrsConfig {
     /// a load would exceed it. "auto" = 40% of physical memory. Default "auto".
     pub budget: ByteSize,
     /// Circuit id -> file name in `param_cache`, for ids whose file is not `<id>.params`.
-    /// Default empty.
+    /// With the `filecoin` feature the Filecoin circuit ids map to filecoin-proofs' file names
+    /// already; entries here override them. Default empty.
     pub files: BTreeMap<String, String>,
     /// Check every point of a loaded file (on the curve, in the subgroup): slow for large
     /// files; a bad parameter file is also caught by the self-check. Default false.

@@ -15,7 +15,6 @@ use common::proto::{self, ProofKind};
 use common::*;
 use cuzk_core::filecoin::sealing::{post_randomness, SealedSector};
 use cuzk_core::filecoin::{generate_parameters, prover_id, CircuitKind};
-use filecoin_proofs_api::seal::verify_seal;
 use filecoin_proofs_api::update::verify_empty_sector_update_proof;
 use filecoin_proofs_api::{
     post, PublicReplicaInfo, RegisteredPoStProof, RegisteredSealProof, RegisteredUpdateProof,
@@ -132,19 +131,7 @@ async fn filecoin_kinds_end_to_end_through_the_daemon() {
     // PoRep commit phase 2.
     let proof = prove(&mut c, porep_request(&sealed)).await;
     assert_eq!(proof.len(), 192, "one partition at 2 KiB");
-    let verify = |proof: &[u8]| {
-        verify_seal(
-            SEAL,
-            sealed.comm_r,
-            sealed.comm_d,
-            prover,
-            sector,
-            sealed.ticket,
-            sealed.seed,
-            proof,
-        )
-        .unwrap_or(false)
-    };
+    let verify = |proof: &[u8]| sealed.verify_seal(proof);
     assert!(
         verify(&proof),
         "filecoin-proofs' verify_seal accepts cuzk's PoRep proof"

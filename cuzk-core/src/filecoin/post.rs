@@ -123,10 +123,12 @@ fn partition<Tree: 'static + MerkleTreeTrait>(
                 k: None,
             };
             // Arranges the sector's challenges into the circuit's slots and verifies them.
-            let mut partitions =
+            let vanilla =
                 partition_vanilla_proofs(&config, &public_params, &public_inputs, 1, &sectors)
-                    .map_err(|e| FilecoinError::VanillaProof(format!("{e:#}")))?;
-            let vanilla = partitions.remove(0);
+                    .map_err(|e| FilecoinError::VanillaProof(format!("{e:#}")))?
+                    .into_iter()
+                    .next()
+                    .ok_or_else(|| FilecoinError::VanillaProof("no partition proof".into()))?;
             (public_params, public_inputs, vanilla)
         }
         PoStType::Window => {

@@ -9,7 +9,7 @@ use std::fs::{self, OpenOptions};
 use std::path::{Path, PathBuf};
 
 use filecoin_proofs_api::seal::{
-    add_piece, seal_commit_phase1, seal_pre_commit_phase1, seal_pre_commit_phase2,
+    add_piece, seal_commit_phase1, seal_pre_commit_phase1, seal_pre_commit_phase2, verify_seal,
     SealCommitPhase1Output,
 };
 use filecoin_proofs_api::update::{empty_sector_update_encode_into, generate_partition_proofs};
@@ -106,6 +106,22 @@ impl SealedSector {
 
     fn replica(&self) -> PathBuf {
         self.dir.path().join("sealed")
+    }
+
+    /// Whether filecoin-proofs' `verify_seal` accepts `proof` as this sector's PoRep proof
+    /// (a proof it cannot even read is not accepted).
+    pub fn verify_seal(&self, proof: &[u8]) -> bool {
+        verify_seal(
+            self.proof,
+            self.comm_r,
+            self.comm_d,
+            prover_id(self.miner_id),
+            SectorId::from(self.sector_number),
+            self.ticket,
+            self.seed,
+            proof,
+        )
+        .unwrap_or(false)
     }
 
     /// The commit-phase-1 output as the JSON a POREP_SEAL_COMMIT request carries.

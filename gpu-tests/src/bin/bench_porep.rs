@@ -17,7 +17,7 @@ use cuzk_core::filecoin::sealing::SealedSector;
 use cuzk_core::filecoin::{generate_parameters, prover_id, CircuitKind, FilecoinJob, PoRepRequest};
 use cuzk_core::sweep::run_point;
 use cuzk_core::{CircuitProofs, Config, Engine, JobState, Priority, ProofRequest};
-use filecoin_proofs_api::seal::{seal_commit_phase2, verify_seal};
+use filecoin_proofs_api::seal::seal_commit_phase2;
 use filecoin_proofs_api::{RegisteredSealProof, SectorId};
 
 const SEAL: RegisteredSealProof = RegisteredSealProof::StackedDrg2KiBV1_1;
@@ -127,19 +127,7 @@ fn run() -> Result<(), String> {
     let sealed = SealedSector::seal(SEAL, MINER, SECTOR, &mut rng).map_err(|e| e.to_string())?;
     let c1_json = sealed.commit_phase1_json();
     let (prover, sector) = (prover_id(MINER), SectorId::from(SECTOR));
-    let verify = |proof: &[u8]| {
-        verify_seal(
-            SEAL,
-            sealed.comm_r,
-            sealed.comm_d,
-            prover,
-            sector,
-            sealed.ticket,
-            sealed.seed,
-            proof,
-        )
-        .unwrap_or(false)
-    };
+    let verify = |proof: &[u8]| sealed.verify_seal(proof);
 
     // filecoin-proofs: one warm-up (it loads and caches the parameters), then the timed runs.
     let mut reference = Vec::new();
@@ -255,7 +243,7 @@ fn run() -> Result<(), String> {
         if let Some(out) = std::env::var_os("OUT") {
             let json = serde_json::json!({
                 "backend": backend,
-                "reference_seconds": o.reference.then(|| reference.as_secs_f64()),
+                "reference_seconds": o.reference.then_some(reference.as_secs_f64()),
                 "single_seconds": single.median.total.as_secs_f64(),
                 "steady": points[1..].iter().map(|p| serde_json::json!({
                     "concurrency": p.concurrency,
