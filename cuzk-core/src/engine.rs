@@ -165,6 +165,10 @@ pub struct GpuStatus {
     pub vram_free_bytes: u64,
     /// Fraction of the engine's uptime its compute lock was held.
     pub busy_fraction: f64,
+    /// Taken out of rotation after repeated GPU faults: it takes no more work.
+    pub out_of_rotation: bool,
+    /// (job id, kind) of each partition its workers hold now.
+    pub in_hand: Vec<(String, String)>,
 }
 
 /// How [`Engine::shutdown`] went.
@@ -272,7 +276,7 @@ impl Engine {
                         let device = Arc::clone(device);
                         let name = format!("cuzk-gpu{}-worker-{w}", device.info.ordinal);
                         self.spawn(name, "GPU worker", move || {
-                            gpu_worker_loop(shared, device, rx, done_tx)
+                            gpu_worker_loop(shared, device, w, rx, done_tx)
                         })?;
                     }
                 }
@@ -479,6 +483,14 @@ impl Engine {
 
     /// Per GPU in use, the nanoseconds its compute lock has been held since the engine
     /// started (empty on the CPU backend).
+    /// Makes the next `count` proofs on GPU `ordinal` fail as a GPU fault would, to exercise
+    /// the fault handling (retries, taking a device out of rotation) in tests. False when the
+    /// engine does not use that GPU.
+    #[cfg(feature = "cuda")]
+    pub fn inject_gpu_faults(&self, ordinal: u32, count: u32) -> bool {
+        self.provers.inject_gpu_faults(ordinal, count)
+    }
+
     pub fn gpu_busy_ns(&self) -> Vec<u64> {
         self.provers.gpu_busy_ns()
     }

@@ -8,8 +8,16 @@
 //! partition at once; a finalizer waits for B in G2, assembles the proof and self-checks it.
 //! Parameters are put on a device the first time a partition of their circuit reaches it, and
 //! kept there until the parameter set changes or is evicted.
+//!
+//! Every device's workers take partitions from one channel, so work spreads over the devices
+//! by who is free. A device whose proofs fail with kernel or driver errors [`FAULTS_TO_RETIRE`]
+//! times in a row is taken out of rotation while another device remains: its workers put back what they
+//! hold (synthesized again and proved elsewhere, without using up the partition's one retry)
+//! and stop. The last device in rotation stays: with no other GPU to go to, its faults count
+//! against the partitions as on a one-GPU host (one retry, then the job fails).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -17,6 +25,7 @@ use bellperson_lite::{Parameters, ProverError};
 use crossbeam_channel::{Receiver, Sender};
 use supraseal_c2::device::{device_count, device_info, DeviceInfo};
 use supraseal_c2::groth16::GpuLocks;
+use supraseal_c2::CudaError;
 
 use crate::budget::Reservation;
 use crate::config::{Config, G2Placement};
@@ -32,6 +41,10 @@ use bellperson_lite::gpu::GpuPending;
 /// set is a new `Arc`, and its device copy is made again).
 type DeviceCopies = HashMap<String, (Arc<Parameters>, Arc<GpuParams<Parameters>>)>;
 
+/// Kernel or driver errors in a row (no proof that worked between them) that take a device
+/// out of rotation. One is not enough: a single fault is retried, and may not repeat.
+pub(crate) const FAULTS_TO_RETIRE: u32 = 2;
+
 /// One GPU in use.
 pub(crate) struct GpuDevice {
     pub info: DeviceInfo,
@@ -42,6 +55,25 @@ pub(crate) struct GpuDevice {
     params: Mutex<DeviceCopies>,
     /// The compute lock's busy time when the engine started.
     busy_at_start_ns: u64,
+    /// GPU errors since the last proof that worked.
+    faults_in_a_row: AtomicU32,
+    /// Out of rotation: its workers take no more work.
+    retired: AtomicBool,
+    /// How many of the engine's devices are in rotation (shared by all of them): the last
+    /// one is never taken out.
+    in_rotation: Arc<Mutex<usize>>,
+    /// Faults to report on the next proofs' GPU halves, instead of running them
+    /// ([`crate::Engine::inject_gpu_faults`], for tests of the fault handling).
+    injected_faults: AtomicU32,
+    /// The job id and kind each worker holds, by worker (for the status).
+    in_hand: Mutex<Vec<Option<(String, String)>>>,
+}
+
+/// What [`GpuDevice::activity`] reports.
+pub(crate) struct DeviceActivity {
+    pub retired: bool,
+    /// (job id, kind) of the partitions its workers hold.
+    pub in_hand: Vec<(String, String)>,
 }
 
 impl GpuDevice {
@@ -85,6 +117,53 @@ impl GpuDevice {
             .unwrap_or(0)
     }
 
+    pub fn activity(&self) -> DeviceActivity {
+        DeviceActivity {
+            retired: self.retired.load(Ordering::Relaxed),
+            in_hand: lock(&self.in_hand).iter().flatten().cloned().collect(),
+        }
+    }
+
+    /// Makes the next `count` proofs on this device fail as a GPU fault would.
+    pub fn inject_faults(&self, count: u32) {
+        self.injected_faults.store(count, Ordering::Relaxed);
+    }
+
+    /// Takes one injected fault, if any is left.
+    fn take_injected_fault(&self) -> bool {
+        self.injected_faults
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+            .is_ok()
+    }
+
+    /// Counts a GPU fault; true if it takes the device out of rotation (once, and never the
+    /// last device in rotation).
+    fn fault(&self) -> bool {
+        let faults = self.faults_in_a_row.fetch_add(1, Ordering::Relaxed) + 1;
+        if faults < FAULTS_TO_RETIRE {
+            return false;
+        }
+        let mut in_rotation = lock(&self.in_rotation);
+        if self.is_retired() || *in_rotation <= 1 {
+            return false;
+        }
+        *in_rotation -= 1;
+        self.retired.store(true, Ordering::Relaxed);
+        true
+    }
+
+    fn is_retired(&self) -> bool {
+        self.retired.load(Ordering::Relaxed)
+    }
+
+    fn hold(&self, worker: usize, held: Option<(String, String)>) {
+        let mut in_hand = lock(&self.in_hand);
+        if in_hand.len() <= worker {
+            in_hand.resize(worker + 1, None);
+        }
+        in_hand[worker] = held;
+    }
+
     /// The fraction of `wall_ns` the compute lock was held since the engine started.
     pub fn busy_fraction(&self, wall_ns: u64) -> f64 {
         let busy = self.busy_ns();
@@ -117,6 +196,7 @@ pub(crate) fn open_devices(config: &Config) -> Result<Vec<Arc<GpuDevice>>, Engin
         }
         ordinals
     };
+    let in_rotation = Arc::new(Mutex::new(ordinals.len()));
     ordinals
         .into_iter()
         .map(|d| {
@@ -130,6 +210,11 @@ pub(crate) fn open_devices(config: &Config) -> Result<Vec<Arc<GpuDevice>>, Engin
                 b_g2: config.gpus.b_g2,
                 params: Mutex::default(),
                 busy_at_start_ns,
+                faults_in_a_row: AtomicU32::new(0),
+                retired: AtomicBool::new(false),
+                in_rotation: Arc::clone(&in_rotation),
+                injected_faults: AtomicU32::new(0),
+                in_hand: Mutex::default(),
             }))
         })
         .collect()
@@ -144,14 +229,25 @@ pub(crate) struct PendingPartition {
     reservation: Reservation,
 }
 
-/// A GPU worker: the GPU half of each partition, then on to the finalizers.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A GPU worker (number `worker` of its device): the GPU half of each partition, then on to
+/// the finalizers, until the channel closes or the device is out of rotation.
 pub(crate) fn gpu_worker_loop(
     shared: Arc<Shared>,
     device: Arc<GpuDevice>,
+    worker: usize,
     partitions: Receiver<SynthesizedPartition>,
     finalizers: Sender<PendingPartition>,
 ) {
     for ready in partitions {
+        if device.is_retired() {
+            // Not this device's any more: synthesized again, proved elsewhere.
+            shared.queue.push_back(ready.item);
+            return;
+        }
         let SynthesizedPartition {
             item,
             srs,
@@ -177,22 +273,51 @@ pub(crate) fn gpu_worker_loop(
             r_s: vec![r],
             s_s: vec![s],
         };
+        device.hold(
+            worker,
+            Some((item.job.id.to_string(), item.job.kind.clone())),
+        );
         let started_proof = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            if device.take_injected_fault() {
+                return Err(ProverError::Gpu(CudaError::Cuda(
+                    "injected fault (Engine::inject_gpu_faults)".into(),
+                )));
+            }
             gpu_prove_start(synth, &params, &device.locks)
         }));
+        device.hold(worker, None);
         let took = started.elapsed();
         item.job.add_timings(|t| t.prove += took);
         shared.metrics.phase("gpu", took);
         let pending = match started_proof {
-            Ok(Ok(p)) => p,
+            Ok(Ok(p)) => {
+                device.faults_in_a_row.store(0, Ordering::Relaxed);
+                p
+            }
             Ok(Err(e)) => {
                 let message = format!("partition {}: GPU {}: {e}", item.index, device.info.ordinal);
-                if matches!(e, ProverError::Gpu(_)) {
-                    // A kernel or driver fault: worth one more try, perhaps on another worker.
-                    shared.retry_or_fail(item, &message, format!("{message} (twice)"));
-                } else {
+                if !matches!(e, ProverError::Gpu(_)) {
                     shared.fail(&item.job, message);
+                    continue;
                 }
+                // Kernel and driver errors count against the device; running out of memory
+                // (other work's share of it) does not.
+                let device_fault = matches!(e, ProverError::Gpu(CudaError::Cuda(_)));
+                if device_fault && device.fault() {
+                    tracing::error!(
+                        "GPU {} taken out of rotation after {FAULTS_TO_RETIRE} faults in a row \
+                         (the last: {message}); its work goes to the other provers",
+                        device.info.ordinal
+                    );
+                }
+                if device.is_retired() {
+                    // The device is to blame (this fault retired it, or it was retired while
+                    // this proof ran), not the partition: no retry is used up.
+                    shared.queue.push_back(item);
+                    return;
+                }
+                // A kernel or driver fault: worth one more try, perhaps on another device.
+                shared.retry_or_fail(item, &message, format!("{message} (twice)"));
                 continue;
             }
             Err(panic) => {

@@ -71,12 +71,15 @@ impl Provers {
                 .iter()
                 .map(|d| {
                     let now = supraseal_c2::device::device_info(d.info.ordinal).ok();
+                    let activity = d.activity();
                     GpuStatus {
                         ordinal: d.info.ordinal as u32,
                         name: d.info.name.clone(),
                         vram_total_bytes: d.info.total_bytes as u64,
                         vram_free_bytes: now.map_or(0, |i| i.free_bytes as u64),
                         busy_fraction: d.busy_fraction(uptime.as_nanos() as u64),
+                        out_of_rotation: activity.retired,
+                        in_hand: activity.in_hand,
                     }
                 })
                 .collect(),
@@ -109,6 +112,22 @@ impl Provers {
             Provers::Cpu(_) => Vec::new(),
             #[cfg(feature = "cuda")]
             Provers::Gpu { devices, .. } => devices.iter().map(|d| d.busy_ns()).collect(),
+        }
+    }
+
+    #[cfg(feature = "cuda")]
+    pub(crate) fn inject_gpu_faults(&self, ordinal: u32, count: u32) -> bool {
+        match self {
+            Provers::Cpu(_) => false,
+            Provers::Gpu { devices, .. } => {
+                match devices.iter().find(|d| d.info.ordinal as u32 == ordinal) {
+                    Some(d) => {
+                        d.inject_faults(count);
+                        true
+                    }
+                    None => false,
+                }
+            }
         }
     }
 

@@ -99,6 +99,12 @@ impl PartitionQueue {
     /// Queues a partition again (its proof failed the self-check), in its original place.
     pub fn push_retry(&self, mut item: QueuedPartition) {
         item.attempt += 1;
+        self.push_back(item);
+    }
+
+    /// Queues a partition again in its original place, as it was: its prover went away (a
+    /// GPU taken out of rotation), nothing was wrong with the partition.
+    pub fn push_back(&self, item: QueuedPartition) {
         let mut s = self.state();
         if s.closed {
             return;
@@ -226,5 +232,21 @@ mod tests {
         q.push_retry(first);
         let again = q.pop().unwrap();
         assert_eq!((again.job.id.0.as_str(), again.attempt), ("first", 1));
+    }
+
+    #[test]
+    fn a_partition_put_back_keeps_its_place_and_its_attempts() {
+        let q = PartitionQueue::default();
+        q.push_job(&job("first", Priority::Normal, 1), 10).unwrap();
+        q.push_job(&job("second", Priority::Normal, 1), 10).unwrap();
+        let first = q.pop().unwrap();
+        q.push_back(first);
+        let again = q.pop().unwrap();
+        assert_eq!((again.job.id.0.as_str(), again.attempt), ("first", 0));
+        q.push_retry(again);
+        let retried = q.pop().unwrap();
+        q.push_back(retried);
+        let back = q.pop().unwrap();
+        assert_eq!((back.job.id.0.as_str(), back.attempt), ("first", 1));
     }
 }

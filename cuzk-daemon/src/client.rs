@@ -382,11 +382,22 @@ pub fn print_status(s: &proto::GetStatusResponse) {
     );
     for g in &s.gpus {
         println!(
-            "GPU {}: {} ({} MiB free of {} MiB)",
+            "GPU {}: {} ({} MiB free of {} MiB), busy {:.1}%, {}{}",
             g.ordinal,
             g.name,
             g.vram_free_bytes >> 20,
-            g.vram_total_bytes >> 20
+            g.vram_total_bytes >> 20,
+            100.0 * g.busy_fraction,
+            if g.job_ids_in_hand.is_empty() {
+                "idle".to_string()
+            } else {
+                format!("working on {}", g.job_ids_in_hand.join(", "))
+            },
+            if g.out_of_rotation {
+                ", OUT OF ROTATION (repeated GPU faults)"
+            } else {
+                ""
+            }
         );
     }
     if s.gpus.is_empty() {
@@ -420,6 +431,8 @@ pub fn status_json(s: &proto::GetStatusResponse) -> serde_json::Value {
         "gpus": s.gpus.iter().map(|g| serde_json::json!({
             "ordinal": g.ordinal, "name": g.name,
             "vram_total_bytes": g.vram_total_bytes, "vram_free_bytes": g.vram_free_bytes,
+            "busy_fraction": g.busy_fraction, "out_of_rotation": g.out_of_rotation,
+            "job_ids_in_hand": g.job_ids_in_hand,
         })).collect::<Vec<_>>(),
         "queues": s.queues.iter().map(|q| serde_json::json!({
             "proof_kind": q.proof_kind, "pending": q.pending, "in_progress": q.in_progress,

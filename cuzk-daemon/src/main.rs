@@ -153,6 +153,9 @@ enum ParamsAction {
         /// use the published ones).
         #[arg(long)]
         force: bool,
+        /// Multiply on the CPU even when built for and running on a GPU.
+        #[arg(long)]
+        cpu: bool,
     },
 }
 
@@ -296,7 +299,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     kinds,
                     param_cache,
                     force,
-                } => params_generate(&sector_size, &kinds, param_cache, force)?,
+                    cpu,
+                } => {
+                    let options = cuzk_core::filecoin::GenerateOptions {
+                        force,
+                        cpu_only: cpu,
+                    };
+                    params_generate(&sector_size, &kinds, param_cache, options)?
+                }
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -432,7 +442,7 @@ fn params_generate(
     sector_size: &str,
     kinds: &[String],
     param_cache: Option<PathBuf>,
-    force: bool,
+    options: cuzk_core::filecoin::GenerateOptions,
 ) -> Result<()> {
     use cuzk_core::filecoin::{generate_parameters, parse_sector_size, CircuitKind};
     let sector_size = parse_sector_size(sector_size)?;
@@ -449,14 +459,24 @@ fn params_generate(
         "generating parameters for {sector_size}-byte sectors in {}",
         folder.display()
     );
-    let done = generate_parameters(&folder, sector_size, &kinds, force, &mut rand::rngs::OsRng)?;
+    let done = generate_parameters(
+        &folder,
+        sector_size,
+        &kinds,
+        options,
+        &mut rand::rngs::OsRng,
+    )?;
     for set in done {
         println!(
             "  {:<12} {} ({})",
             set.circuit_id,
             set.path.display(),
             if set.generated {
-                format!("generated in {:.1} s", set.elapsed.as_secs_f64())
+                format!(
+                    "generated in {:.1} s, multiplied on the {}",
+                    set.elapsed.as_secs_f64(),
+                    if set.on_gpu { "GPU" } else { "CPU" }
+                )
             } else {
                 "already there, kept".to_string()
             }

@@ -189,8 +189,11 @@ impl ProvingEngine for Service {
                     name: g.name.clone(),
                     vram_total_bytes: g.vram_total_bytes,
                     vram_free_bytes: g.vram_free_bytes,
-                    current_job_id: String::new(),
-                    current_proof_kind: String::new(),
+                    current_job_id: g.in_hand.first().map(|j| j.0.clone()).unwrap_or_default(),
+                    current_proof_kind: g.in_hand.first().map(|j| j.1.clone()).unwrap_or_default(),
+                    out_of_rotation: g.out_of_rotation,
+                    job_ids_in_hand: g.in_hand.iter().map(|j| j.0.clone()).collect(),
+                    busy_fraction: g.busy_fraction,
                 })
                 .collect(),
             loaded_srs: s

@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use common::proto::{self, ProofKind};
 use common::*;
 use cuzk_core::filecoin::sealing::{post_randomness, SealedSector};
-use cuzk_core::filecoin::{generate_parameters, prover_id, CircuitKind};
+use cuzk_core::filecoin::{generate_parameters, prover_id, CircuitKind, GenerateOptions};
 use filecoin_proofs_api::update::verify_empty_sector_update_proof;
 use filecoin_proofs_api::{
     post, PublicReplicaInfo, RegisteredPoStProof, RegisteredSealProof, RegisteredUpdateProof,
@@ -48,7 +48,7 @@ fn param_cache() -> PathBuf {
                 &dir,
                 SECTOR_SIZE,
                 &CircuitKind::ALL,
-                false,
+                GenerateOptions::default(),
                 &mut rand::rngs::OsRng,
             )
             .expect("generate the 2 KiB parameters");

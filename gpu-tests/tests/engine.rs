@@ -1,6 +1,8 @@
 //! The engine on the GPU: jobs of mixed sizes through 1 to 4 GPU workers sharing the device's
 //! locks (every proof is self-checked by the engine and verified again here; no deadlock, a
-//! clean shutdown), and an injected kernel fault that the engine retries once.
+//! clean shutdown), an injected kernel fault that the engine retries once, and a GPU that
+//! keeps failing taken out of rotation while its work is proved elsewhere (by the other GPUs,
+//! or by the CPU when it was the only one).
 //! With CUZK_SMALL=1 (compute-sanitizer runs) the circuits and counts are cut down.
 #![cfg(feature = "cuda")]
 
@@ -125,4 +127,80 @@ async fn an_injected_kernel_fault_is_retried() {
     let r = engine.prove(request(log, 1)).await.unwrap();
     assert_eq!(r.state, JobState::Completed, "{:?}", r.error);
     engine.shutdown(Duration::from_secs(60)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gpu_that_keeps_failing_is_taken_out_of_rotation() {
+    let log = if small() { 8 } else { 12 };
+    let jobs = if small() { 3 } else { 8 };
+    let p = Arc::new(generate_random_parameters(mix(log), &mut rng()).unwrap());
+    let pvk = prepare_verifying_key(&p.vk);
+    let mut c = config(2);
+    c.gpus.devices = Vec::new(); // every visible GPU
+    let engine = Engine::start(c).unwrap();
+    engine.register_params(&format!("mix-{log}"), p);
+    let r = engine.prove(request(log, 1)).await.unwrap();
+    assert_eq!(r.state, JobState::Completed, "{:?}", r.error);
+    let gpus = engine.status().gpus.len();
+    assert!(!engine.inject_gpu_faults(1000, 1), "no GPU 1000");
+
+    // GPU 0 fails every proof from now on.
+    assert!(engine.inject_gpu_faults(0, u32::MAX));
+    let ids: Vec<_> = (0..jobs)
+        .map(|i| engine.submit(request(log, 1 + i % 3)).unwrap().job_id)
+        .collect();
+    let mut completed = 0;
+    for id in &ids {
+        let r = engine
+            .await_result(id, Some(Duration::from_secs(600)))
+            .await
+            .unwrap()
+            .expect("a job did not end within 10 minutes");
+        if gpus > 1 {
+            // Its work goes to the other GPUs, and no job is lost.
+            assert_eq!(r.state, JobState::Completed, "{:?}", r.error);
+        } else {
+            // The only GPU stays in rotation; its faults fail the jobs after one retry.
+            assert_eq!(r.state, JobState::Failed);
+            assert!(
+                r.error.as_deref().unwrap_or("").contains("twice"),
+                "{:?}",
+                r.error
+            );
+        }
+        if r.state == JobState::Completed {
+            completed += 1;
+            for proof in &r.proofs {
+                assert!(verify_proof(&pvk, proof, &[mix(log).public_input()]).unwrap());
+            }
+        }
+    }
+    let status = engine.status();
+    let first = status.gpus.iter().find(|g| g.ordinal == 0).unwrap();
+    assert_eq!(first.out_of_rotation, gpus > 1, "{status:?}");
+    assert!(first.in_hand.is_empty(), "{status:?}");
+    assert!(
+        status
+            .gpus
+            .iter()
+            .filter(|g| g.ordinal != 0)
+            .all(|g| !g.out_of_rotation),
+        "{status:?}"
+    );
+    println!(
+        "{gpus} GPU(s), GPU 0 failing: {completed} of {jobs} jobs completed, GPU 0 {}",
+        if first.out_of_rotation {
+            "out of rotation"
+        } else {
+            "in rotation"
+        }
+    );
+    if gpus == 1 {
+        // Once the faults stop, the same GPU proves again.
+        engine.inject_gpu_faults(0, 0);
+        let r = engine.prove(request(log, 1)).await.unwrap();
+        assert_eq!(r.state, JobState::Completed, "{:?}", r.error);
+    }
+    let report = engine.shutdown(Duration::from_secs(120)).await;
+    assert!(report.drained && report.threads_stopped, "{report:?}");
 }

@@ -5,6 +5,7 @@
 //! - [`error`]: [`CudaError`], the typed form of the library's `{code, message}` errors.
 //! - [`split`]: the CPU half of the split MSMs (zeros, ones and the rest), plain Rust.
 //! - `device` (`cuda`): the visible GPUs, their names and memory.
+//! - `fixed_base` (`cuda`): one base point times many scalars (parameter generation).
 //! - `groth16` (`cuda`): the GPU part of the prover: [`GpuLocks`](groth16::GpuLocks) per GPU,
 //!   device-resident parameters, and the start/finish proving calls.
 //!
@@ -16,6 +17,8 @@
 pub mod device;
 pub mod error;
 pub mod ffi;
+#[cfg(feature = "cuda")]
+pub mod fixed_base;
 #[cfg(feature = "cuda")]
 pub mod groth16;
 #[cfg(feature = "cuda")]

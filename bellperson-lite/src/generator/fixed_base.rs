@@ -10,12 +10,18 @@ use ff::PrimeField;
 use group::Curve;
 use rayon::prelude::*;
 
+/// Byte positions of a scalar, and multiples per position.
+const WINDOWS: usize = 32;
+const DIGITS: usize = 256;
+
 /// `base * d * 256^i` for `i` in `0..32`, `d` in `0..256`, in affine form.
 pub struct FixedBaseTable<G: Curve>
 where
     G::AffineRepr: Copy,
 {
-    windows: Vec<Vec<G::AffineRepr>>,
+    /// Entry `i * 256 + d` is `base * d * 256^i`: one flat array, the layout the GPU's
+    /// fixed-base kernel reads (`cuzk/fixed_base.h`).
+    points: Vec<G::AffineRepr>,
 }
 
 impl<G: Curve + Send + Sync> FixedBaseTable<G>
@@ -23,29 +29,32 @@ where
     G::AffineRepr: Copy + Send + Sync,
 {
     pub fn new(base: G) -> Self {
-        let mut projective = Vec::with_capacity(32 * 256);
+        let mut projective = Vec::with_capacity(WINDOWS * DIGITS);
         let mut window_base = base;
-        for _ in 0..32 {
+        for _ in 0..WINDOWS {
             let mut acc = G::identity();
-            for _ in 0..256 {
+            for _ in 0..DIGITS {
                 projective.push(acc);
                 acc += window_base;
             }
             // acc is now window_base * 256: the unit of the next byte position.
             window_base = acc;
         }
-        let mut affine = vec![G::identity().to_affine(); projective.len()];
-        G::batch_normalize(&projective, &mut affine);
-        Self {
-            windows: affine.chunks(256).map(|w| w.to_vec()).collect(),
-        }
+        let mut points = vec![G::identity().to_affine(); projective.len()];
+        G::batch_normalize(&projective, &mut points);
+        Self { points }
+    }
+
+    /// The whole table, entry `i * 256 + d` being `base * d * 256^i`.
+    pub fn points(&self) -> &[G::AffineRepr] {
+        &self.points
     }
 
     /// `base * scalar`.
     pub fn mul(&self, scalar: &Scalar) -> G {
         let bytes = scalar.to_repr();
         let mut acc = G::identity();
-        for (window, &byte) in self.windows.iter().zip(bytes.as_ref()) {
+        for (window, &byte) in self.points.chunks(DIGITS).zip(bytes.as_ref()) {
             if byte != 0 {
                 acc += &window[byte as usize];
             }
@@ -55,16 +64,31 @@ where
 
     /// `base * s` for every scalar, normalised to affine, in parallel.
     pub fn mul_all(&self, scalars: &[Scalar]) -> Vec<G::AffineRepr> {
-        const CHUNK: usize = 1024;
         let mut out = vec![G::identity().to_affine(); scalars.len()];
-        out.par_chunks_mut(CHUNK)
-            .zip(scalars.par_chunks(CHUNK))
+        out.par_chunks_mut(NORMALIZE_CHUNK)
+            .zip(scalars.par_chunks(NORMALIZE_CHUNK))
             .for_each(|(out, scalars)| {
                 let projective: Vec<G> = scalars.iter().map(|s| self.mul(s)).collect();
                 G::batch_normalize(&projective, out);
             });
         out
     }
+}
+
+/// Points normalised together: one field inversion per chunk, chunks spread over threads.
+const NORMALIZE_CHUNK: usize = 1024;
+
+/// `points` in affine form, normalised in parallel chunks (for products computed elsewhere,
+/// such as on the GPU).
+pub fn normalize_all<G: Curve + Send + Sync>(points: &[G]) -> Vec<G::AffineRepr>
+where
+    G::AffineRepr: Copy + Send + Sync,
+{
+    let mut out = vec![G::identity().to_affine(); points.len()];
+    out.par_chunks_mut(NORMALIZE_CHUNK)
+        .zip(points.par_chunks(NORMALIZE_CHUNK))
+        .for_each(|(out, points)| G::batch_normalize(points, out));
+    out
 }
 
 #[cfg(test)]
@@ -85,10 +109,18 @@ mod tests {
         let mut scalars: Vec<Scalar> = (0..20).map(|_| Scalar::random(&mut rng)).collect();
         scalars.extend([Scalar::ZERO, Scalar::ONE, -Scalar::ONE, Scalar::from(256)]);
         let all = t1.mul_all(&scalars);
-        for (s, a) in scalars.iter().zip(&all) {
+        let projective: Vec<G2Projective> = scalars.iter().map(|s| g2 * s).collect();
+        let normalized = normalize_all(&projective);
+        assert_eq!(t1.points().len(), 32 * 256);
+        assert_eq!(
+            G1Projective::from(t1.points()[256 * 3 + 5]),
+            g1 * Scalar::from(5 << 24)
+        );
+        for (i, s) in scalars.iter().enumerate() {
             assert_eq!(t1.mul(s), g1 * s);
-            assert_eq!(G1Projective::from(a), g1 * s);
+            assert_eq!(G1Projective::from(all[i]), g1 * s);
             assert_eq!(t2.mul(s), g2 * s);
+            assert_eq!(G2Projective::from(normalized[i]), g2 * s);
         }
     }
 }

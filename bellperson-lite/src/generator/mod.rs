@@ -15,14 +15,18 @@
 
 mod benchmark;
 mod fixed_base;
+#[cfg(feature = "cuda")]
+mod gpu;
 
 pub use self::benchmark::{BenchmarkSrs, CircuitShape};
-pub use self::fixed_base::FixedBaseTable;
+pub use self::fixed_base::{normalize_all, FixedBaseTable};
+#[cfg(feature = "cuda")]
+pub use self::gpu::GpuFixedBase;
 
 use bellpepper_core::{
     Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
 };
-use blstrs::{G1Affine, G1Projective, G2Projective, Scalar};
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use ff::Field;
 use group::{prime::PrimeCurveAffine, Curve, Group};
 use rand_core::RngCore;
@@ -111,37 +115,101 @@ impl ConstraintSystem<Scalar> for KeypairAssembly {
     }
 }
 
-/// Generates parameters for `circuit` with fresh secrets drawn from `rng`.
-///
-/// The secrets are dropped when this returns; anyone who kept them could forge proofs, so
-/// such parameters are for tests and circuits whose single-party setup is acceptable.
+/// The secrets of a setup: the two generators and the trapdoor scalars of the paper. Whoever
+/// keeps them can forge proofs, so parameters made from them are for tests and circuits whose
+/// single-party setup is acceptable.
+#[derive(Clone, Copy, Debug)]
+pub struct SetupSecrets {
+    pub g1: G1Projective,
+    pub g2: G2Projective,
+    pub alpha: Scalar,
+    pub beta: Scalar,
+    pub gamma: Scalar,
+    pub delta: Scalar,
+    pub tau: Scalar,
+}
+
+impl SetupSecrets {
+    /// Fresh secrets drawn from `rng`.
+    pub fn random<R: RngCore>(rng: &mut R) -> Self {
+        Self {
+            g1: G1Projective::random(&mut *rng),
+            g2: G2Projective::random(&mut *rng),
+            alpha: Scalar::random(&mut *rng),
+            beta: Scalar::random(&mut *rng),
+            gamma: Scalar::random(&mut *rng),
+            delta: Scalar::random(&mut *rng),
+            tau: Scalar::random(&mut *rng),
+        }
+    }
+}
+
+/// Where the generator's fixed-base multiplications run. Every query point is one of the two
+/// generators times a secret evaluation, millions of them for Filecoin's circuits: most of a
+/// setup's time on a CPU, milliseconds on a GPU (`GpuFixedBase`, feature `cuda`).
+pub trait FixedBaseMultiplier: Sync {
+    /// `base * s` in affine form for every scalar, `table` being `base`'s table.
+    fn mul_g1(
+        &self,
+        table: &FixedBaseTable<G1Projective>,
+        scalars: &[Scalar],
+    ) -> Result<Vec<G1Affine>, ProverError>;
+
+    /// The same over G2.
+    fn mul_g2(
+        &self,
+        table: &FixedBaseTable<G2Projective>,
+        scalars: &[Scalar],
+    ) -> Result<Vec<G2Affine>, ProverError>;
+}
+
+/// The multiplications on the CPU, spread over rayon's threads.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CpuFixedBase;
+
+impl FixedBaseMultiplier for CpuFixedBase {
+    fn mul_g1(
+        &self,
+        table: &FixedBaseTable<G1Projective>,
+        scalars: &[Scalar],
+    ) -> Result<Vec<G1Affine>, ProverError> {
+        Ok(table.mul_all(scalars))
+    }
+
+    fn mul_g2(
+        &self,
+        table: &FixedBaseTable<G2Projective>,
+        scalars: &[Scalar],
+    ) -> Result<Vec<G2Affine>, ProverError> {
+        Ok(table.mul_all(scalars))
+    }
+}
+
+/// Generates parameters for `circuit` with fresh secrets drawn from `rng`, on the CPU.
 pub fn generate_random_parameters<C, R>(circuit: C, rng: &mut R) -> Result<Parameters, ProverError>
 where
     C: Circuit<Scalar>,
     R: RngCore,
 {
-    let g1 = G1Projective::random(&mut *rng);
-    let g2 = G2Projective::random(&mut *rng);
-    let alpha = Scalar::random(&mut *rng);
-    let beta = Scalar::random(&mut *rng);
-    let gamma = Scalar::random(&mut *rng);
-    let delta = Scalar::random(&mut *rng);
-    let tau = Scalar::random(&mut *rng);
-    generate_parameters(circuit, g1, g2, alpha, beta, gamma, delta, tau)
+    generate_parameters(circuit, &SetupSecrets::random(rng), &CpuFixedBase)
 }
 
-/// Generates parameters from explicit secrets.
-#[allow(clippy::too_many_arguments)]
+/// Generates parameters from explicit secrets, with the fixed-base multiplications done by
+/// `multiplier`. The result depends only on the circuit and the secrets.
 pub fn generate_parameters<C: Circuit<Scalar>>(
     circuit: C,
-    g1: G1Projective,
-    g2: G2Projective,
-    alpha: Scalar,
-    beta: Scalar,
-    gamma: Scalar,
-    delta: Scalar,
-    tau: Scalar,
+    secrets: &SetupSecrets,
+    multiplier: &dyn FixedBaseMultiplier,
 ) -> Result<Parameters, ProverError> {
+    let SetupSecrets {
+        g1,
+        g2,
+        alpha,
+        beta,
+        gamma,
+        delta,
+        tau,
+    } = *secrets;
     let mut cs = KeypairAssembly::default();
     cs.alloc_input(|| "one", || Ok(Scalar::ONE))?;
     circuit.synthesize(&mut cs)?;
@@ -232,15 +300,15 @@ pub fn generate_parameters<C: Circuit<Scalar>>(
         gamma_g2: (g2 * gamma).to_affine(),
         delta_g1: (g1 * delta).to_affine(),
         delta_g2: (g2 * delta).to_affine(),
-        ic: g1_table.mul_all(&ic_scalars),
+        ic: multiplier.mul_g1(&g1_table, &ic_scalars)?,
     };
     let params = Parameters {
         vk,
-        h: g1_table.mul_all(&h_scalars),
-        l: g1_table.mul_all(&l_scalars),
-        a: g1_table.mul_all(&a_scalars),
-        b_g1: g1_table.mul_all(&b_scalars),
-        b_g2: g2_table.mul_all(&b_scalars),
+        h: multiplier.mul_g1(&g1_table, &h_scalars)?,
+        l: multiplier.mul_g1(&g1_table, &l_scalars)?,
+        a: multiplier.mul_g1(&g1_table, &a_scalars)?,
+        b_g1: multiplier.mul_g1(&g1_table, &b_scalars)?,
+        b_g2: multiplier.mul_g2(&g2_table, &b_scalars)?,
     };
     // A zero scalar in ic, l or h would put the point at infinity in the file, which every
     // reader rejects; it only happens with a degenerate circuit or astronomically bad luck.
@@ -271,5 +339,49 @@ mod tests {
         let pvk = prepare_verifying_key(&params.vk);
         assert!(verify_proof(&pvk, &proof, &[circuit.public_input()]).unwrap());
         assert!(!verify_proof(&pvk, &proof, &[circuit.public_input() + Scalar::ONE]).unwrap());
+    }
+
+    /// Multiplies by the table's base directly (base = the table's entry for 1), so that the
+    /// generator's plumbing is checked against a multiplication that shares no code with the
+    /// tables'.
+    struct PlainMultiplier;
+
+    impl FixedBaseMultiplier for PlainMultiplier {
+        fn mul_g1(
+            &self,
+            table: &FixedBaseTable<G1Projective>,
+            scalars: &[Scalar],
+        ) -> Result<Vec<G1Affine>, ProverError> {
+            let base = G1Projective::from(table.points()[1]);
+            Ok(scalars.iter().map(|s| (base * s).to_affine()).collect())
+        }
+
+        fn mul_g2(
+            &self,
+            table: &FixedBaseTable<G2Projective>,
+            scalars: &[Scalar],
+        ) -> Result<Vec<G2Affine>, ProverError> {
+            let base = G2Projective::from(table.points()[1]);
+            Ok(scalars.iter().map(|s| (base * s).to_affine()).collect())
+        }
+    }
+
+    #[test]
+    fn the_multiplier_does_not_change_the_parameters() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2);
+        let circuit = MixCircuit::new(6, 0.5, 2);
+        let secrets = SetupSecrets::random(&mut rng);
+        let with_tables = generate_parameters(circuit.clone(), &secrets, &CpuFixedBase).unwrap();
+        let plain = generate_parameters(circuit.clone(), &secrets, &PlainMultiplier).unwrap();
+        let bytes = |p: &Parameters| {
+            let mut out = Vec::new();
+            crate::params::write_parameters(p, &mut out).unwrap();
+            out
+        };
+        assert_eq!(bytes(&with_tables), bytes(&plain));
+        // Other secrets give other parameters (the comparison above can fail).
+        let other = SetupSecrets::random(&mut rng);
+        let different = generate_parameters(circuit, &other, &CpuFixedBase).unwrap();
+        assert_ne!(bytes(&with_tables), bytes(&different));
     }
 }

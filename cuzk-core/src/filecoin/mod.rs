@@ -46,7 +46,7 @@ mod snap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 pub use self::error::FilecoinError;
-pub use self::params::{generate_parameters, GeneratedParameters};
+pub use self::params::{generate_parameters, GenerateOptions, GeneratedParameters};
 pub use self::porep::PoRepRequest;
 pub use self::post::PoStRequest;
 pub use self::registry::{parameter_file_names, parse_sector_size, prover_id, CircuitKind};

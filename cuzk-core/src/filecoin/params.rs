@@ -4,8 +4,9 @@
 //! 2 KiB, 8 MiB or 512 MiB sectors need parameters too, and filecoin-proofs' own generator
 //! takes minutes for the smallest PoRep circuit. This one synthesizes the circuit's blank
 //! form (its constraints, no witness) and runs bellperson-lite's multi-threaded generator,
-//! then writes `.params`, `.vk` and `.meta` under the names filecoin-proofs looks for, so
-//! that filecoin-proofs (verification, its own proving) and cuzk share the cache.
+//! with its fixed-base multiplications (most of the work) on the GPU when built with `cuda`
+//! and one is visible, then writes `.params`, `.vk` and `.meta` under the names filecoin-proofs
+//! looks for, so that filecoin-proofs (verification, its own proving) and cuzk share the cache.
 
 use std::fs;
 use std::io::Write;
@@ -13,9 +14,16 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use bellpepper_core::Circuit;
-use bellperson_lite::generator::generate_random_parameters;
+#[cfg(feature = "cuda")]
+use bellperson_lite::generator::GpuFixedBase;
+use bellperson_lite::generator::{
+    generate_parameters as generate_circuit_parameters, CpuFixedBase, FixedBaseMultiplier,
+    FixedBaseTable, SetupSecrets,
+};
 use bellperson_lite::params::{write_parameters, write_verifying_key};
+use bellperson_lite::ProverError;
 use bellperson_lite::Scalar;
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective};
 use filecoin_proofs::constants::DefaultPieceHasher;
 use filecoin_proofs::parameters::{
     public_params, window_post_public_params, winning_post_public_params,
@@ -31,6 +39,17 @@ use storage_proofs_update::{EmptySectorUpdate, EmptySectorUpdateCompound, Public
 use super::error::FilecoinError;
 use super::registry::{self, CircuitKind, ParameterFiles};
 
+/// How [`generate_parameters`] works.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GenerateOptions {
+    /// Generate production sizes (32 and 64 GiB) too, which real networks take from the
+    /// published ceremony instead.
+    pub force: bool,
+    /// Multiply on the CPU even when a GPU is there (for comparisons, or to leave the GPU to
+    /// a running daemon).
+    pub cpu_only: bool,
+}
+
 /// What [`generate_parameters`] did for one circuit.
 #[derive(Clone, Debug)]
 pub struct GeneratedParameters {
@@ -39,19 +58,22 @@ pub struct GeneratedParameters {
     pub path: PathBuf,
     /// False when the file was there already and was left alone.
     pub generated: bool,
+    /// Whether the fixed-base multiplications ran on the GPU (false when not generated).
+    pub on_gpu: bool,
     pub elapsed: Duration,
 }
 
 /// Writes random parameters for `kinds` at `sector_size` into `folder`, skipping circuits
-/// whose `.params` file exists. Production sizes (32 and 64 GiB) are refused unless `force`.
+/// whose `.params` file exists. Production sizes (32 and 64 GiB) are refused unless
+/// `options.force`.
 pub fn generate_parameters<R: RngCore>(
     folder: &Path,
     sector_size: u64,
     kinds: &[CircuitKind],
-    force: bool,
+    options: GenerateOptions,
     rng: &mut R,
 ) -> Result<Vec<GeneratedParameters>, FilecoinError> {
-    if registry::is_production_size(sector_size) && !force {
+    if registry::is_production_size(sector_size) && !options.force {
         return Err(FilecoinError::ProductionSize { sector_size });
     }
     let io = |path: &Path| {
@@ -66,19 +88,24 @@ pub fn generate_parameters<R: RngCore>(
         let path = folder.join(&files.params);
         let started = Instant::now();
         let generated = !path.is_file();
+        let mut on_gpu = false;
         if generated {
+            let multiplier = Multiplier::new(options.cpu_only);
             let generate = GenerateOne {
                 folder,
                 files: &files,
                 circuit_id: &circuit_id,
                 sector_size,
+                multiplier: &multiplier,
             };
             by_shape!(sector_size, generate_kind(kind, &generate, &mut *rng))?;
+            on_gpu = multiplier.used_gpu();
         }
         done.push(GeneratedParameters {
             circuit_id,
             path,
             generated,
+            on_gpu,
             elapsed: started.elapsed(),
         });
     }
@@ -90,6 +117,87 @@ struct GenerateOne<'a> {
     files: &'a ParameterFiles,
     circuit_id: &'a str,
     sector_size: u64,
+    multiplier: &'a Multiplier,
+}
+
+/// The GPU's fixed-base multiplications when built with `cuda`, allowed and a GPU is visible,
+/// else the CPU's. A GPU that fails is reported and the CPU takes over for the rest: the
+/// parameters are the same either way, so a broken GPU costs time, not the setup.
+struct Multiplier {
+    /// Set while the GPU is in use; cleared for good by its first failure.
+    #[cfg(feature = "cuda")]
+    gpu: std::sync::atomic::AtomicBool,
+}
+
+impl Multiplier {
+    #[cfg(feature = "cuda")]
+    fn new(cpu_only: bool) -> Self {
+        let visible = supraseal_c2::device::device_count().is_ok_and(|n| n > 0);
+        Self {
+            gpu: std::sync::atomic::AtomicBool::new(visible && !cpu_only),
+        }
+    }
+
+    #[cfg(not(feature = "cuda"))]
+    fn new(_cpu_only: bool) -> Self {
+        Self {}
+    }
+
+    fn used_gpu(&self) -> bool {
+        #[cfg(feature = "cuda")]
+        return self.gpu.load(std::sync::atomic::Ordering::Relaxed);
+        #[cfg(not(feature = "cuda"))]
+        false
+    }
+
+    /// `multiply()`'s points while the GPU is in use; `None` (the CPU's turn) when it is not
+    /// or when this call fails, which also takes the GPU out for the calls after it.
+    #[cfg(feature = "cuda")]
+    fn try_gpu<T>(
+        &self,
+        multiply: impl FnOnce() -> Result<T, bellperson_lite::ProverError>,
+    ) -> Option<T> {
+        if !self.used_gpu() {
+            return None;
+        }
+        match multiply() {
+            Ok(points) => Some(points),
+            Err(e) => {
+                tracing::warn!(
+                    error = %e,
+                    "fixed-base multiplication failed on the GPU; the CPU does the rest"
+                );
+                self.gpu.store(false, std::sync::atomic::Ordering::Relaxed);
+                None
+            }
+        }
+    }
+}
+
+impl FixedBaseMultiplier for Multiplier {
+    fn mul_g1(
+        &self,
+        table: &FixedBaseTable<G1Projective>,
+        scalars: &[Scalar],
+    ) -> Result<Vec<G1Affine>, ProverError> {
+        #[cfg(feature = "cuda")]
+        if let Some(points) = self.try_gpu(|| GpuFixedBase.mul_g1(table, scalars)) {
+            return Ok(points);
+        }
+        CpuFixedBase.mul_g1(table, scalars)
+    }
+
+    fn mul_g2(
+        &self,
+        table: &FixedBaseTable<G2Projective>,
+        scalars: &[Scalar],
+    ) -> Result<Vec<G2Affine>, ProverError> {
+        #[cfg(feature = "cuda")]
+        if let Some(points) = self.try_gpu(|| GpuFixedBase.mul_g2(table, scalars)) {
+            return Ok(points);
+        }
+        CpuFixedBase.mul_g2(table, scalars)
+    }
 }
 
 /// The blank circuit of `kind` (the representative registered proof of each, as in
@@ -150,10 +258,13 @@ impl GenerateOne<'_> {
         circuit: C,
         mut rng: &mut dyn RngCore,
     ) -> Result<(), FilecoinError> {
+        let secrets = SetupSecrets::random(&mut rng);
         let params =
-            generate_random_parameters(circuit, &mut rng).map_err(|e| FilecoinError::Generate {
-                circuit_id: self.circuit_id.to_string(),
-                reason: e.to_string(),
+            generate_circuit_parameters(circuit, &secrets, self.multiplier).map_err(|e| {
+                FilecoinError::Generate {
+                    circuit_id: self.circuit_id.to_string(),
+                    reason: e.to_string(),
+                }
             })?;
         let meta = serde_json::to_vec(&CacheEntryMetadata {
             sector_size: self.sector_size,

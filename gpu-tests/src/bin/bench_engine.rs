@@ -4,31 +4,89 @@
 //! seconds per proof, the GPU busy fraction, per-phase medians and peak RSS; the JSON goes to
 //! `$OUT/bench_engine.json` when `OUT` is set.
 //!
-//! Usage: `bench_engine [LOG] [TIMED_JOBS]`
+//! Usage: `bench_engine [LOG] [TIMED_JOBS] [--circuit sha|mix] [--devices 0,1]
+//! [--concurrency 1,2,4,8,16] [--workers 1,2,3,4] [--b-g2 auto|cpu|gpu]` (`--devices`: GPU
+//! ordinals, default every visible GPU; several GPUs need more jobs in flight than one).
 
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
+use cuzk_core::config::G2Placement;
 use cuzk_core::sweep::{render_table, run_sweep, to_json, SweepPlan};
 use cuzk_core::Config;
 
-fn main() -> ExitCode {
-    let mut args = std::env::args().skip(1);
-    let log_size = args.next().and_then(|a| a.parse().ok()).unwrap_or(20);
-    let timed_jobs = args.next().and_then(|a| a.parse().ok()).unwrap_or(16);
-    let plan = SweepPlan {
+/// The plan and the GPUs from the command line.
+fn parse_args() -> Result<(SweepPlan, Config), String> {
+    let mut plan = SweepPlan {
         circuit: "sha".into(),
-        log_size,
+        log_size: 20,
         partitions: 1,
         concurrency: vec![1, 2, 4, 8, 16],
         workers: vec![1, 2, 3, 4],
-        timed_jobs,
+        timed_jobs: 16,
     };
-    let config = Config::default();
+    let mut config = Config::default();
+    let mut positional = 0;
+    let mut args = std::env::args().skip(1);
+    let list = |v: String| -> Result<Vec<usize>, String> {
+        v.split(',')
+            .map(|x| x.parse::<usize>().map_err(|e| format!("{x}: {e}")))
+            .collect()
+    };
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().ok_or(format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--circuit" => plan.circuit = value()?,
+            "--devices" => {
+                config.gpus.devices = list(value()?)?.into_iter().map(|d| d as u32).collect()
+            }
+            "--b-g2" => {
+                config.gpus.b_g2 = match value()?.as_str() {
+                    "auto" => G2Placement::Auto,
+                    "cpu" => G2Placement::Cpu,
+                    "gpu" => G2Placement::Gpu,
+                    other => return Err(format!("--b-g2 {other}: auto, cpu or gpu")),
+                }
+            }
+            "--concurrency" => plan.concurrency = list(value()?)?,
+            "--workers" => plan.workers = list(value()?)?,
+            number if !number.starts_with("--") && positional < 2 => {
+                let n = number
+                    .parse::<usize>()
+                    .map_err(|e| format!("{number}: {e}"))?;
+                if positional == 0 {
+                    plan.log_size = n as u32;
+                } else {
+                    plan.timed_jobs = n;
+                }
+                positional += 1;
+            }
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    Ok((plan, config))
+}
+
+fn main() -> ExitCode {
+    let (plan, config) = match parse_args() {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            eprintln!("bench_engine: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let (log_size, timed_jobs) = (plan.log_size, plan.timed_jobs);
     println!(
-        "bench_engine: sha 2^{log_size}, {timed_jobs} timed jobs per point, {} synthesis threads",
-        config.synthesis_threads()
+        "bench_engine: {} 2^{log_size}, {timed_jobs} timed jobs per point, {} synthesis threads, B_G2 {:?}, GPUs {}",
+        plan.circuit,
+        config.synthesis_threads(),
+        config.gpus.b_g2,
+        if config.gpus.devices.is_empty() {
+            "all".to_string()
+        } else {
+            format!("{:?}", config.gpus.devices)
+        }
     );
     let started = Instant::now();
     let params = match plan.parameters() {

@@ -14,7 +14,9 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use cuzk_core::filecoin::sealing::SealedSector;
-use cuzk_core::filecoin::{generate_parameters, prover_id, CircuitKind, FilecoinJob, PoRepRequest};
+use cuzk_core::filecoin::{
+    generate_parameters, prover_id, CircuitKind, FilecoinJob, GenerateOptions, PoRepRequest,
+};
 use cuzk_core::sweep::run_point;
 use cuzk_core::{CircuitProofs, Config, Engine, JobState, Priority, ProofRequest};
 use filecoin_proofs_api::seal::seal_commit_phase2;
@@ -110,7 +112,7 @@ fn run() -> Result<(), String> {
         &o.param_cache,
         2048,
         &[CircuitKind::PoRep],
-        false,
+        GenerateOptions::default(),
         &mut rand::rngs::OsRng,
     )
     .map_err(|e| e.to_string())?;
