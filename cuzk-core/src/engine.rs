@@ -507,6 +507,7 @@ impl Engine {
                 .count(),
             gpu_workers: self.provers.gpu_workers(),
             gpu_busy: self.provers.gpu_busy(s.metrics.uptime()),
+            gpus_out_of_rotation: self.provers.gpus_out_of_rotation(),
             memory_reserved_bytes: s.budget.used(),
             memory_budget_bytes: s.budget.total(),
         })

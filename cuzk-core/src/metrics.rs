@@ -62,6 +62,8 @@ pub struct Gauges {
     pub gpu_workers: usize,
     /// Per GPU ordinal: the fraction of wall time its compute lock was held.
     pub gpu_busy: Vec<(u32, f64)>,
+    /// The GPU ordinals taken out of rotation after repeated faults.
+    pub gpus_out_of_rotation: Vec<u32>,
     pub memory_reserved_bytes: u64,
     pub memory_budget_bytes: u64,
 }
@@ -209,6 +211,14 @@ impl Metrics {
         for (device, busy) in &g.gpu_busy {
             let _ = writeln!(out, "cuzk_gpu_busy_fraction{{device=\"{device}\"}} {busy}");
         }
+        let _ = writeln!(out, "# HELP cuzk_gpu_out_of_rotation 1 for a GPU taken out of rotation after repeated faults (restart to use it again).\n# TYPE cuzk_gpu_out_of_rotation gauge");
+        for (device, _) in &g.gpu_busy {
+            let out_of_rotation = u8::from(g.gpus_out_of_rotation.contains(device));
+            let _ = writeln!(
+                out,
+                "cuzk_gpu_out_of_rotation{{device=\"{device}\"}} {out_of_rotation}"
+            );
+        }
         let _ = writeln!(out, "# HELP cuzk_proof_duration_seconds Submission to end of completed jobs, per proof kind.\n# TYPE cuzk_proof_duration_seconds histogram");
         for (kind, h) in &v.durations {
             h.render(
@@ -249,7 +259,8 @@ mod tests {
         m.phase("synthesis", Duration::from_millis(70));
         let text = m.render(&Gauges {
             queue_depth: 3,
-            gpu_busy: vec![(0, 0.5)],
+            gpu_busy: vec![(0, 0.5), (1, 0.25)],
+            gpus_out_of_rotation: vec![1],
             ..Gauges::default()
         });
         for line in [
@@ -259,6 +270,8 @@ mod tests {
             "cuzk_running_jobs 0",
             "cuzk_gpu_workers 0",
             "cuzk_gpu_busy_fraction{device=\"0\"} 0.5",
+            "cuzk_gpu_out_of_rotation{device=\"0\"} 0",
+            "cuzk_gpu_out_of_rotation{device=\"1\"} 1",
             "cuzk_proof_duration_seconds_bucket{kind=\"porep\",le=\"0.5\"} 1",
             "cuzk_proof_duration_seconds_bucket{kind=\"porep\",le=\"30\"} 2",
             "cuzk_proof_duration_seconds_count{kind=\"porep\"} 2",

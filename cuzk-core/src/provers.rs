@@ -107,6 +107,19 @@ impl Provers {
         }
     }
 
+    /// The ordinals of the GPUs taken out of rotation.
+    pub(crate) fn gpus_out_of_rotation(&self) -> Vec<u32> {
+        match self {
+            Provers::Cpu(_) => Vec::new(),
+            #[cfg(feature = "cuda")]
+            Provers::Gpu { devices, .. } => devices
+                .iter()
+                .filter(|d| d.activity().retired)
+                .map(|d| d.info.ordinal as u32)
+                .collect(),
+        }
+    }
+
     pub(crate) fn gpu_busy_ns(&self) -> Vec<u64> {
         match self {
             Provers::Cpu(_) => Vec::new(),

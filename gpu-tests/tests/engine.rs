@@ -187,6 +187,15 @@ async fn a_gpu_that_keeps_failing_is_taken_out_of_rotation() {
             .all(|g| !g.out_of_rotation),
         "{status:?}"
     );
+    let gauge = format!(
+        "cuzk_gpu_out_of_rotation{{device=\"0\"}} {}",
+        u8::from(gpus > 1)
+    );
+    let metrics = engine.metrics();
+    assert!(
+        metrics.lines().any(|l| l == gauge),
+        "no `{gauge}` in:\n{metrics}"
+    );
     println!(
         "{gpus} GPU(s), GPU 0 failing: {completed} of {jobs} jobs completed, GPU 0 {}",
         if first.out_of_rotation {

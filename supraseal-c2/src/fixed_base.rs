@@ -2,11 +2,10 @@
 //! many scalars, the bulk of parameter generation.
 //!
 //! The caller builds the base's byte-window table (bellperson-lite's `FixedBaseTable`:
-//! `table[w * 256 + d] = base * d * 256^w`) and gets the products back in Jacobian form
-//! (`G1Projective` / `G2Projective`, blst's layouts), to normalise on the CPU in batches.
+//! `table[w * 256 + d] = base * d * 256^w`) and gets the products back in affine form
+//! (`G1Affine` / `G2Affine`, blst's layouts), converted on the GPU.
 
-use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
-use group::Group;
+use blstrs::{G1Affine, G2Affine, Scalar};
 
 use crate::error::CudaError;
 use crate::ffi;
@@ -14,15 +13,14 @@ use crate::ffi;
 /// Entries of a fixed-base table: 32 byte windows of 256 multiples each.
 pub const TABLE_LEN: usize = (ffi::CUZK_FIXED_BASE_WINDOWS * ffi::CUZK_FIXED_BASE_DIGITS) as usize;
 
-// The casts below rely on blstrs' types having the layouts of their cuzk_* counterparts
-// (asserted once for all wrappers in `crate::msm`); these are the ones used here.
+// The casts below rely on blstrs' types having the layouts of their cuzk_* counterparts.
 const _: () = {
-    use std::mem::size_of;
+    use std::mem::{align_of, size_of};
     assert!(size_of::<Scalar>() == size_of::<ffi::cuzk_fr_t>());
     assert!(size_of::<G1Affine>() == size_of::<ffi::cuzk_g1_affine_t>());
-    assert!(size_of::<G1Projective>() == size_of::<ffi::cuzk_g1_projective_t>());
+    assert!(align_of::<G1Affine>() == align_of::<ffi::cuzk_g1_affine_t>());
     assert!(size_of::<G2Affine>() == size_of::<ffi::cuzk_g2_affine_t>());
-    assert!(size_of::<G2Projective>() == size_of::<ffi::cuzk_g2_projective_t>());
+    assert!(align_of::<G2Affine>() == align_of::<ffi::cuzk_g2_affine_t>());
 };
 
 fn check_table(len: usize) -> Result<(), CudaError> {
@@ -34,23 +32,28 @@ fn check_table(len: usize) -> Result<(), CudaError> {
     Ok(())
 }
 
-/// `base * s` for every scalar, where `table` is the byte-window table of `base`.
+/// `base * s` in affine form for every scalar, where `table` is the byte-window table of
+/// `base`.
 pub fn fixed_base_mul_g1(
     table: &[G1Affine],
     scalars: &[Scalar],
-) -> Result<Vec<G1Projective>, CudaError> {
+) -> Result<Vec<G1Affine>, CudaError> {
     check_table(table.len())?;
-    let mut out = vec![G1Projective::identity(); scalars.len()];
-    // SAFETY: `table` holds TABLE_LEN points (checked above) and `scalars` n scalars, valid
-    // for reads with the cuzk_* layouts (asserted above); `out` is valid for n writes of
-    // cuzk_g1_projective_t. The call copies what it reads and keeps no pointer.
+    let n = scalars.len();
+    // Left uninitialised: the library writes every element (or fails, and nothing is read).
+    let mut out: Vec<G1Affine> = Vec::with_capacity(n);
+    // SAFETY: `table` holds TABLE_LEN points (checked above) and `scalars` n scalars, valid for
+    // reads with the cuzk_* layouts (asserted above); `out` has room for n cuzk_g1_affine_t.
+    // The call keeps no pointer. On success it has written all n outputs, each a valid
+    // blst_p1_affine (plain field elements), so the length may be set.
     unsafe {
         ffi::check(ffi::cuzk_fixed_base_mul_g1(
             table.as_ptr().cast::<ffi::cuzk_g1_affine_t>(),
             scalars.as_ptr().cast::<ffi::cuzk_fr_t>(),
-            scalars.len(),
-            out.as_mut_ptr().cast::<ffi::cuzk_g1_projective_t>(),
+            n,
+            out.as_mut_ptr().cast::<ffi::cuzk_g1_affine_t>(),
         ))?;
+        out.set_len(n);
     }
     Ok(out)
 }
@@ -59,17 +62,19 @@ pub fn fixed_base_mul_g1(
 pub fn fixed_base_mul_g2(
     table: &[G2Affine],
     scalars: &[Scalar],
-) -> Result<Vec<G2Projective>, CudaError> {
+) -> Result<Vec<G2Affine>, CudaError> {
     check_table(table.len())?;
-    let mut out = vec![G2Projective::identity(); scalars.len()];
+    let n = scalars.len();
+    let mut out: Vec<G2Affine> = Vec::with_capacity(n);
     // SAFETY: as in `fixed_base_mul_g1`, with the G2 layouts.
     unsafe {
         ffi::check(ffi::cuzk_fixed_base_mul_g2(
             table.as_ptr().cast::<ffi::cuzk_g2_affine_t>(),
             scalars.as_ptr().cast::<ffi::cuzk_fr_t>(),
-            scalars.len(),
-            out.as_mut_ptr().cast::<ffi::cuzk_g2_projective_t>(),
+            n,
+            out.as_mut_ptr().cast::<ffi::cuzk_g2_affine_t>(),
         ))?;
+        out.set_len(n);
     }
     Ok(out)
 }

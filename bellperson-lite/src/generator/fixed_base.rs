@@ -65,30 +65,16 @@ where
     /// `base * s` for every scalar, normalised to affine, in parallel.
     pub fn mul_all(&self, scalars: &[Scalar]) -> Vec<G::AffineRepr> {
         let mut out = vec![G::identity().to_affine(); scalars.len()];
-        out.par_chunks_mut(NORMALIZE_CHUNK)
-            .zip(scalars.par_chunks(NORMALIZE_CHUNK))
+        // Chunks normalised together: one field inversion per chunk.
+        const CHUNK: usize = 1024;
+        out.par_chunks_mut(CHUNK)
+            .zip(scalars.par_chunks(CHUNK))
             .for_each(|(out, scalars)| {
                 let projective: Vec<G> = scalars.iter().map(|s| self.mul(s)).collect();
                 G::batch_normalize(&projective, out);
             });
         out
     }
-}
-
-/// Points normalised together: one field inversion per chunk, chunks spread over threads.
-const NORMALIZE_CHUNK: usize = 1024;
-
-/// `points` in affine form, normalised in parallel chunks (for products computed elsewhere,
-/// such as on the GPU).
-pub fn normalize_all<G: Curve + Send + Sync>(points: &[G]) -> Vec<G::AffineRepr>
-where
-    G::AffineRepr: Copy + Send + Sync,
-{
-    let mut out = vec![G::identity().to_affine(); points.len()];
-    out.par_chunks_mut(NORMALIZE_CHUNK)
-        .zip(points.par_chunks(NORMALIZE_CHUNK))
-        .for_each(|(out, points)| G::batch_normalize(points, out));
-    out
 }
 
 #[cfg(test)]
@@ -109,8 +95,6 @@ mod tests {
         let mut scalars: Vec<Scalar> = (0..20).map(|_| Scalar::random(&mut rng)).collect();
         scalars.extend([Scalar::ZERO, Scalar::ONE, -Scalar::ONE, Scalar::from(256)]);
         let all = t1.mul_all(&scalars);
-        let projective: Vec<G2Projective> = scalars.iter().map(|s| g2 * s).collect();
-        let normalized = normalize_all(&projective);
         assert_eq!(t1.points().len(), 32 * 256);
         assert_eq!(
             G1Projective::from(t1.points()[256 * 3 + 5]),
@@ -120,7 +104,6 @@ mod tests {
             assert_eq!(t1.mul(s), g1 * s);
             assert_eq!(G1Projective::from(all[i]), g1 * s);
             assert_eq!(t2.mul(s), g2 * s);
-            assert_eq!(G2Projective::from(normalized[i]), g2 * s);
         }
     }
 }

@@ -3,12 +3,12 @@
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use supraseal_c2::fixed_base::{fixed_base_mul_g1, fixed_base_mul_g2};
 
-use super::fixed_base::{normalize_all, FixedBaseTable};
+use super::fixed_base::FixedBaseTable;
 use super::FixedBaseMultiplier;
 use crate::error::ProverError;
 
-/// Products on the current GPU, normalised to affine on the CPU (one inversion per chunk of
-/// points, spread over rayon's threads). The parameters are the CPU's, bit for bit.
+/// Products on the current GPU, returned in affine form (converted there). The parameters
+/// are the CPU's, bit for bit.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct GpuFixedBase;
 
@@ -18,7 +18,7 @@ impl FixedBaseMultiplier for GpuFixedBase {
         table: &FixedBaseTable<G1Projective>,
         scalars: &[Scalar],
     ) -> Result<Vec<G1Affine>, ProverError> {
-        Ok(normalize_all(&fixed_base_mul_g1(table.points(), scalars)?))
+        Ok(fixed_base_mul_g1(table.points(), scalars)?)
     }
 
     fn mul_g2(
@@ -26,6 +26,6 @@ impl FixedBaseMultiplier for GpuFixedBase {
         table: &FixedBaseTable<G2Projective>,
         scalars: &[Scalar],
     ) -> Result<Vec<G2Affine>, ProverError> {
-        Ok(normalize_all(&fixed_base_mul_g2(table.points(), scalars)?))
+        Ok(fixed_base_mul_g2(table.points(), scalars)?)
     }
 }

@@ -19,7 +19,7 @@ mod fixed_base;
 mod gpu;
 
 pub use self::benchmark::{BenchmarkSrs, CircuitShape};
-pub use self::fixed_base::{normalize_all, FixedBaseTable};
+pub use self::fixed_base::FixedBaseTable;
 #[cfg(feature = "cuda")]
 pub use self::gpu::GpuFixedBase;
 

@@ -13,7 +13,7 @@
 //                                    handles doubling, inverses and the identity by branching.
 // The formulas are the "xyzz" ones of the Explicit-Formulas Database (add-2008-s,
 // madd-2008-s, dbl-2008-s-1, mdbl-2008-s-1) for a = 0; their P, PP, PPP are h, hh, hhh
-// here. F provides zero(), one(), is_zero(), +, -, *, sqr(), dbl() and neg().
+// here. F provides zero(), one(), is_zero(), +, -, *, sqr(), dbl(), neg() and inverse().
 #pragma once
 
 namespace cuzk {
@@ -63,6 +63,15 @@ struct ec_xyzz_t {
         if (is_inf()) return {F::zero(), F::zero(), F::zero()};
         F zzz2 = zzz.sqr();
         return {x * zz * zzz2, y * zzz2.sqr(), zz * zzz};
+    }
+
+    // To blst's affine form, x = X/ZZ and y = Y/ZZZ with one inversion of ZZ*ZZZ (1/ZZ is
+    // ZZZ/(ZZ*ZZZ), 1/ZZZ is ZZ/(ZZ*ZZZ)); infinity gives (0, 0). The inversion is an
+    // exponentiation (hundreds of multiplications): for results, not for inner loops.
+    __device__ __forceinline__ affine_t to_affine() const {
+        if (is_inf()) return affine_t::inf();
+        const F inv = (zz * zzz).inverse();
+        return {x * (inv * zzz), y * (inv * zz)};
     }
 
     // 2 * this (dbl-2008-s-1). Doubling infinity, or a point with y = 0 (none exists in

@@ -2,7 +2,8 @@
 //
 // An element c0 + c1*u is two fp_t in Montgomery form, c0 first: byte for byte blst_fp2
 // (`blst_fp fp[2]`), so arrays of blst_p2_affine / blstrs::G2Affine cross from Rust unchanged.
-// The operations are those the curve formulas use (add, sub, dbl, neg, mul, sqr, equality):
+// The operations are those the curve formulas use (add, sub, dbl, neg, mul, sqr, equality,
+// and the inversion of a conversion to affine):
 // multiplication by Karatsuba (3 Fp multiplications), squaring by (c0 + c1)(c0 - c1) and
 // 2 c0 c1 (2 multiplications), both using u^2 = -1.
 #pragma once
@@ -43,6 +44,12 @@ struct alignas(16) fp2_t {
         return {v0 - v1, m - v0 - v1};
     }
     __device__ __forceinline__ fp2_t& operator*=(const fp2_t& b) { return *this = *this * b; }
+
+    // 1 / (c0 + c1 u) = (c0 - c1 u) / (c0^2 + c1^2); zero maps to zero. One Fp inversion.
+    __device__ __forceinline__ fp2_t inverse() const {
+        const fp_t t = (c0.sqr() + c1.sqr()).inverse();
+        return {c0 * t, (c1 * t).neg()};
+    }
 
     // (c0 + c1 u)^2 = (c0 + c1)(c0 - c1) + 2 c0 c1 u.
     __device__ __forceinline__ fp2_t sqr() const {

@@ -249,7 +249,8 @@ struct alignas(16) mont_t {
         }
         return r;
     }
-    // this^(p-2) = this^-1 for non-zero this (Fermat); zero maps to zero. Slow: constants only.
+    // this^(p-2) = this^-1 for non-zero this (Fermat); zero maps to zero. A full exponentiation:
+    // for constants and one-off conversions (affine results), not for inner loops.
     __device__ __noinline__ mont_t inverse() const {
         // Exponent p - 2, with the borrow carried (Fr's low limb is 1).
         uint32_t e[N];

@@ -13,22 +13,6 @@
 namespace cuzk::msm {
 namespace {
 
-// Page-locks a caller's host buffer for the life of this object.
-class host_pin_t {
-public:
-    host_pin_t(const void* p, size_t bytes) : p_(bytes ? const_cast<void*>(p) : nullptr) {
-        if (p_) CUZK_CUDA_CHECK(cudaHostRegister(p_, bytes, cudaHostRegisterDefault));
-    }
-    ~host_pin_t() {
-        if (p_) cudaHostUnregister(p_);
-    }
-    host_pin_t(const host_pin_t&) = delete;
-    host_pin_t& operator=(const host_pin_t&) = delete;
-
-private:
-    void* p_;
-};
-
 // The current device's pool keeps freed memory between runs (see keep_freed_pool_memory).
 void keep_pool_memory() {
     int dev = 0;
@@ -67,7 +51,7 @@ void msm_bench(const void* points, const cuzk_fr_t* scalars, size_t n, uint32_t 
     using affine = typename G::affine;
     CUZK_REQUIRE(out != nullptr && (n == 0 || (points && scalars)), "msm bench: null argument");
     msm::keep_pool_memory();
-    msm::host_pin_t pin_p(points, n * sizeof(affine)), pin_s(scalars, n * sizeof(fr_t));
+    host_pin_t pin_p(points, n * sizeof(affine)), pin_s(scalars, n * sizeof(fr_t));
     stream_t s;
     dev_ptr_t<affine> d_points(n, s);
     dev_ptr_t<fr_t> d_scalars(n, s);
@@ -120,7 +104,7 @@ extern "C" cuzk_error_t cuzk_batch_add_g1_bench(const cuzk_g1_affine_t* points, 
         CUZK_REQUIRE(out != nullptr && (n == 0 || (points && words)), "batch add bench: null argument");
         msm::keep_pool_memory();
         const size_t word_bytes = words_per_bitmap * count * sizeof(uint64_t);
-        msm::host_pin_t pin_p(points, n * sizeof(affine_t)), pin_w(words, word_bytes);
+        host_pin_t pin_p(points, n * sizeof(affine_t)), pin_w(words, word_bytes);
         stream_t s;
         dev_ptr_t<affine_t> d_points(n, s);
         dev_ptr_t<uint64_t> d_words(words_per_bitmap * count, s);

@@ -106,6 +106,37 @@ private:
     cudaStream_t stream_ = nullptr;
 };
 
+// Page-locks a caller's host buffer for the life of this object, so that copies to and from it
+// run at full speed. Registering waits for the device: for benchmarks and parameter generation,
+// never on the proving path. A read-only buffer is registered as such (the GPU only reads it).
+// With `required` false a refusal (a read-only mapping, a system limit) is not an error: the
+// copies then go through the driver's staging buffers, slower but correct.
+class host_pin_t {
+public:
+    host_pin_t(const void* p, size_t bytes, bool read_only = false, bool required = true) {
+        if (bytes == 0) return;
+        void* const host = const_cast<void*>(p);
+        const unsigned flags = read_only ? cudaHostRegisterReadOnly : cudaHostRegisterDefault;
+        if (required) {
+            // device-wide-ok: benchmarks and parameter generation only (see above)
+            CUZK_CUDA_CHECK(cudaHostRegister(host, bytes, flags));
+            p_ = host;
+        } else if (cudaHostRegister(host, bytes, flags) == cudaSuccess) {  // device-wide-ok: as above
+            p_ = host;
+        } else {
+            (void)cudaGetLastError();
+        }
+    }
+    ~host_pin_t() {
+        if (p_) cudaHostUnregister(p_);  // device-wide-ok: as the registration
+    }
+    host_pin_t(const host_pin_t&) = delete;
+    host_pin_t& operator=(const host_pin_t&) = delete;
+
+private:
+    void* p_ = nullptr;
+};
+
 // `count` elements of T in pinned (page-locked) host memory: full-speed async copies.
 template <class T>
 class pinned_ptr_t {

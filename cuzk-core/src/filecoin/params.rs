@@ -58,7 +58,8 @@ pub struct GeneratedParameters {
     pub path: PathBuf,
     /// False when the file was there already and was left alone.
     pub generated: bool,
-    /// Whether the fixed-base multiplications ran on the GPU (false when not generated).
+    /// Whether all the fixed-base multiplications ran on the GPU (false when not generated,
+    /// and when a GPU failure handed them to the CPU part-way).
     pub on_gpu: bool,
     pub elapsed: Duration,
 }

@@ -66,8 +66,7 @@ fn run() -> Result<(), String> {
     let mut rng = ChaCha20Rng::seed_from_u64(1);
     let mut rows = Vec::new();
 
-    // The multiplications alone (the GPU's figure includes the copies and the CPU's batch
-    // normalisation; both produce affine points).
+    // The multiplications alone, affine points out (the GPU's figure includes the copies).
     let scalars: Vec<Scalar> = (0..1 << 22).map(|_| Scalar::random(&mut rng)).collect();
     let g1 = FixedBaseTable::new(G1Projective::random(&mut rng));
     let g2 = FixedBaseTable::new(G2Projective::random(&mut rng));
