@@ -63,7 +63,7 @@ where
             b_g1: p.b_g1(),
             b_g2: match b_g2 {
                 G2Placement::Cpu => &[],
-                G2Placement::Auto | G2Placement::Gpu => p.b_g2(),
+                G2Placement::Auto | G2Placement::AutoWithThreads(_) | G2Placement::Gpu => p.b_g2(),
             },
         },
     )?)
@@ -366,8 +366,9 @@ impl<P: ProvingKey + Send + Sync + 'static> GpuPending<P> {
 }
 
 /// Per circuit, whether its B_G2 sum runs on the GPU: as `b_g2` says, `Auto` by
-/// [`b_g2_on_gpu_estimate`] from the B split's ones and other values (on the CPU when the
-/// device has no b_g2). `Gpu` without b_g2 on the device is an error.
+/// [`b_g2_on_gpu_estimate`] from the B split's ones and other values over all of rayon's
+/// threads, `AutoWithThreads` over the threads it names (on the CPU when the device has no
+/// b_g2). `Gpu` without b_g2 on the device is an error.
 fn place_b_g2(
     b_g2: G2Placement,
     device_params: &DeviceParams,
@@ -381,16 +382,17 @@ fn place_b_g2(
                 .into(),
         ));
     }
-    let threads = rayon::current_num_threads();
+    let auto = |b: &MsmSplit, threads: usize| {
+        device_params.has_b_g2()
+            && b_g2_on_gpu_estimate(b.ones_count(), b.other_index.len(), threads, domain)
+    };
     Ok(splits
         .iter()
         .map(|(_, _, b)| match b_g2 {
             G2Placement::Cpu => false,
             G2Placement::Gpu => true,
-            G2Placement::Auto => {
-                device_params.has_b_g2()
-                    && b_g2_on_gpu_estimate(b.ones_count(), b.other_index.len(), threads, domain)
-            }
+            G2Placement::Auto => auto(b, rayon::current_num_threads()),
+            G2Placement::AutoWithThreads(threads) => auto(b, threads),
         })
         .collect())
 }

@@ -9,6 +9,10 @@ pub enum G2Placement {
     /// than the GPU's G1 part (so that the proof would wait for it).
     #[default]
     Auto,
+    /// As `Auto`, with the estimate told how many CPU threads B's G2 sum would get: fewer
+    /// than the machine has when other work (synthesis of the next proofs) holds cores, which
+    /// makes the CPU slower and the GPU the better place.
+    AutoWithThreads(usize),
     /// Always on the CPU, beside the GPU part (b_g2 is then not put on the GPU at all).
     Cpu,
     /// Always on the GPU, inside the compute lock.

@@ -24,7 +24,7 @@ use crate::metrics::{Gauges, Metrics};
 use crate::provers::Provers;
 use crate::scheduler::{PartitionQueue, PushError};
 use crate::srs::{SrsManager, SrsStatus};
-use crate::workers::{cpu_prover_loop, synthesis_loop, SynthesizedPartition};
+use crate::workers::{cpu_prover_loop, synthesis_loop, ActiveCount, SynthesizedPartition};
 use crossbeam_channel::Receiver;
 
 /// What the threads share.
@@ -46,6 +46,9 @@ pub(crate) struct Shared {
     /// Constraint matrices per circuit id, recorded (or loaded) once; the inner lock makes
     /// the other partitions of a circuit wait for the first one's recording.
     matrices: Mutex<HashMap<String, MatrixSlot>>,
+    /// Partitions being synthesized now: the cores they hold are not free for B's G2 sum
+    /// (`gpus.b_g2 = "auto"` weighs the CPU with what is left).
+    pub synthesizing: ActiveCount,
 }
 
 /// One circuit id's matrices, once recorded.
@@ -146,6 +149,8 @@ pub struct EngineStatus {
     pub total_failed: u64,
     pub self_check_failures: u64,
     pub synthesis_threads: usize,
+    /// Partitions being synthesized at this moment (at most `synthesis_threads`).
+    pub synthesizing: usize,
     /// CPU provers running (0 when GPUs are used).
     pub cpu_provers: usize,
     /// GPU workers running, over all devices.
@@ -229,6 +234,7 @@ impl Engine {
             next_job: AtomicU64::new(1),
             working_sets: Mutex::default(),
             matrices: Mutex::default(),
+            synthesizing: ActiveCount::default(),
         });
 
         let engine = Engine {
@@ -472,6 +478,7 @@ impl Engine {
             total_failed: s.metrics.total_failed(),
             self_check_failures: s.metrics.self_check_failures(),
             synthesis_threads: self.synthesis_threads,
+            synthesizing: s.synthesizing.get(),
             cpu_provers: self.provers.cpu_provers(),
             gpu_workers: self.provers.gpu_workers(),
             gpus: self.provers.gpu_status(s.metrics.uptime()),

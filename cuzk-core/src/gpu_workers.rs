@@ -229,6 +229,15 @@ pub(crate) struct PendingPartition {
     reservation: Reservation,
 }
 
+/// The CPU threads B's G2 sum would get if placed on the CPU now: the machine's, less one per
+/// partition in synthesis (at least one). Under load (many proofs in flight) the "auto"
+/// placement then moves it to the GPU, where it does not compete with synthesis for cores;
+/// for a proof on an idle host it stays on the CPU, hidden behind the kernels.
+fn b_g2_threads(shared: &Shared) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    cores.saturating_sub(shared.synthesizing.get()).max(1)
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -283,7 +292,7 @@ pub(crate) fn gpu_worker_loop(
                     "injected fault (Engine::inject_gpu_faults)".into(),
                 )));
             }
-            gpu_prove_start(synth, &params, &device.locks)
+            gpu_prove_start(synth, &params, &device.locks, Some(b_g2_threads(&shared)))
         }));
         device.hold(worker, None);
         let took = started.elapsed();

@@ -129,18 +129,24 @@ mod gpu {
     }
 
     /// The GPU worker's half: runs the GPU part under `gpu_mtx` (the device's locks) and
-    /// returns once the GPU is done with the circuits.
+    /// returns once the GPU is done with the circuits. `b_g2_threads`: with B's G2 placement
+    /// "auto", the CPU threads the sum would get (`None`: all of them).
     pub fn gpu_prove_start<P: ProvingKey + Send + Sync + 'static>(
         synth: Synthesized,
         params: &GpuParams<P>,
         gpu_mtx: &GpuLocks,
+        b_g2_threads: Option<usize>,
     ) -> Result<GpuPending<P>, ProverError> {
+        let b_g2 = match (params.b_g2, b_g2_threads) {
+            (G2Placement::Auto, Some(threads)) => G2Placement::AutoWithThreads(threads),
+            (placement, _) => placement,
+        };
         prove_start_with(
             synth.assignments,
             &params.params,
             &params.device,
             Some(gpu_mtx),
-            params.b_g2,
+            b_g2,
             &synth.r_s,
             &synth.s_s,
         )
@@ -159,7 +165,7 @@ mod gpu {
         params: &GpuParams<P>,
         gpu_mtx: &GpuLocks,
     ) -> Result<(Vec<Proof>, PhaseTimings), ProverError> {
-        gpu_prove_finish(gpu_prove_start(synth, params, gpu_mtx)?)
+        gpu_prove_finish(gpu_prove_start(synth, params, gpu_mtx, None)?)
     }
 }
 

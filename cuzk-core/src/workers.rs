@@ -12,6 +12,7 @@
 //! failed elsewhere) before spending work on it.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -61,6 +62,31 @@ pub(crate) fn synthesis_loop(shared: Arc<Shared>, provers: Sender<SynthesizedPar
     }
 }
 
+/// How many of something are under way (partitions in synthesis); [`ActiveCount::enter`]
+/// counts one until its guard drops.
+#[derive(Debug, Default)]
+pub(crate) struct ActiveCount(AtomicUsize);
+
+impl ActiveCount {
+    pub(crate) fn enter(&self) -> ActiveGuard<'_> {
+        self.0.fetch_add(1, Ordering::Relaxed);
+        ActiveGuard(&self.0)
+    }
+
+    pub(crate) fn get(&self) -> usize {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// One under way; counted down on drop (also when a panic unwinds through it).
+pub(crate) struct ActiveGuard<'a>(&'a AtomicUsize);
+
+impl Drop for ActiveGuard<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 /// `Ok(None)`: nothing to do (the job ended meanwhile, or shutdown).
 fn synthesize_partition(
     shared: &Shared,
@@ -83,9 +109,12 @@ fn synthesize_partition(
     }
 
     let started = Instant::now();
-    let synthesized = catch_unwind(AssertUnwindSafe(|| {
-        synthesize_with(shared, &job.circuit_id, partition)
-    }));
+    let synthesized = {
+        let _counted = shared.synthesizing.enter();
+        catch_unwind(AssertUnwindSafe(|| {
+            synthesize_with(shared, &job.circuit_id, partition)
+        }))
+    };
     let assignment = match synthesized {
         Ok(Ok(a)) => a,
         Ok(Err(e)) => return Err(format!("partition {}: synthesis failed: {e}", item.index)),
@@ -325,4 +354,28 @@ pub(crate) fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
         .map(|s| s.to_string())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "no message".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ActiveCount;
+
+    #[test]
+    fn active_count_follows_its_guards_and_survives_a_panic() {
+        let count = ActiveCount::default();
+        let a = count.enter();
+        let b = count.enter();
+        assert_eq!(count.get(), 2);
+        drop(a);
+        assert_eq!(count.get(), 1);
+        let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _c = count.enter();
+            assert_eq!(count.get(), 2);
+            panic!("synthesis panicked");
+        }));
+        assert!(unwound.is_err());
+        assert_eq!(count.get(), 1);
+        drop(b);
+        assert_eq!(count.get(), 0);
+    }
 }

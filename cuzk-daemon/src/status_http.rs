@@ -59,6 +59,7 @@ fn status_json(s: &cuzk_core::EngineStatus) -> serde_json::Value {
         "total_proofs_failed": s.total_failed,
         "self_check_failures": s.self_check_failures,
         "synthesis_threads": s.synthesis_threads,
+        "synthesizing": s.synthesizing,
         "cpu_provers": s.cpu_provers,
         "gpu_workers": s.gpu_workers,
         "memory": {
@@ -72,6 +73,8 @@ fn status_json(s: &cuzk_core::EngineStatus) -> serde_json::Value {
             "vram_total_bytes": g.vram_total_bytes,
             "vram_free_bytes": g.vram_free_bytes,
             "busy_fraction": g.busy_fraction,
+            "out_of_rotation": g.out_of_rotation,
+            "jobs_in_hand": g.in_hand.iter().map(|(id, _)| id).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
         "queues": s.queues.iter().map(|q| serde_json::json!({
             "kind": q.kind, "pending": q.pending, "in_progress": q.in_progress,

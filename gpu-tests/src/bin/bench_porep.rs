@@ -4,7 +4,8 @@
 //! here (`cuzk_core::filecoin::generate_parameters`), so the binary needs nothing else.
 //!
 //! Usage: `bench_porep [--cpu] [--devices 0,1] [--workers N] [--no-reference] [--runs N]
-//! [--reference-runs N] [--concurrency 1,2,4] [--timed-jobs N] [--param-cache DIR]`
+//! [--reference-runs N] [--concurrency 1,2,4] [--timed-jobs N] [--param-cache DIR]
+//! [--b-g2 auto|cpu|gpu]`
 //!
 //! cuzk proves on the GPU when built with `cuda` and a GPU is present, on the CPU otherwise
 //! or with `--cpu`. The JSON goes to `$OUT/bench_porep.json` when `OUT` is set.
@@ -13,6 +14,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use cuzk_core::config::G2Placement;
 use cuzk_core::filecoin::sealing::SealedSector;
 use cuzk_core::filecoin::{
     generate_parameters, prover_id, CircuitKind, FilecoinJob, GenerateOptions, PoRepRequest,
@@ -39,6 +41,8 @@ struct Options {
     concurrency: Vec<usize>,
     timed_jobs: usize,
     param_cache: PathBuf,
+    /// Where B's G2 sum runs (`gpus.b_g2`).
+    b_g2: G2Placement,
 }
 
 fn options() -> Result<Options, String> {
@@ -52,6 +56,7 @@ fn options() -> Result<Options, String> {
         concurrency: vec![1, 2, 4],
         timed_jobs: 6,
         param_cache: std::env::temp_dir().join("cuzk-bench-porep-params"),
+        b_g2: G2Placement::Auto,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -71,6 +76,14 @@ fn options() -> Result<Options, String> {
             "--reference-runs" => o.reference_runs = number(value()?)?,
             "--timed-jobs" => o.timed_jobs = number(value()?)?,
             "--param-cache" => o.param_cache = PathBuf::from(value()?),
+            "--b-g2" => {
+                o.b_g2 = match value()?.as_str() {
+                    "auto" => G2Placement::Auto,
+                    "cpu" => G2Placement::Cpu,
+                    "gpu" => G2Placement::Gpu,
+                    other => return Err(format!("--b-g2 {other}: auto, cpu or gpu")),
+                }
+            }
             "--concurrency" => {
                 o.concurrency = value()?
                     .split(',')
@@ -170,6 +183,7 @@ fn run() -> Result<(), String> {
     config.srs.param_cache = o.param_cache.clone();
     config.gpus.cpu_only = o.cpu;
     config.gpus.devices = o.devices.clone();
+    config.gpus.b_g2 = o.b_g2;
     if o.workers > 0 {
         config.gpus.gpu_workers_per_device = o.workers;
     }
