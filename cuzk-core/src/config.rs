@@ -109,8 +109,9 @@ pub struct GpuConfig {
     pub gpu_workers_per_device: usize,
     /// Use the CPU prover even when GPUs are present. Default false.
     pub cpu_only: bool,
-    /// Where B's G2 sum runs: "auto" (per proof, on the GPU when the CPU would take longer
-    /// than the GPU's other work: circuits with many non-boolean witness values), "cpu"
+    /// Where B's G2 sum runs: "auto" (per proof, on the GPU when the CPU, counting only the
+    /// cores synthesis leaves free, would take longer than the GPU's other work: circuits with
+    /// many non-boolean witness values, or any circuit on a busy host), "cpu"
     /// (always on the CPU beside the GPU; b_g2 then takes no VRAM) or "gpu" (always on the
     /// GPU, inside the compute lock). Default "auto".
     pub b_g2: G2Placement,
@@ -124,6 +125,20 @@ pub enum G2Placement {
     Auto,
     Cpu,
     Gpu,
+}
+
+impl std::str::FromStr for G2Placement {
+    type Err = String;
+
+    /// "auto", "cpu" or "gpu", as in the configuration file.
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(G2Placement::Auto),
+            "cpu" => Ok(G2Placement::Cpu),
+            "gpu" => Ok(G2Placement::Gpu),
+            other => Err(format!("B_G2 placement `{other}`: auto, cpu or gpu")),
+        }
+    }
 }
 
 impl Default for GpuConfig {
@@ -346,6 +361,15 @@ pub fn physical_memory() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn b_g2_placements_parse_as_in_the_file() {
+        assert_eq!("auto".parse(), Ok(G2Placement::Auto));
+        assert_eq!("cpu".parse(), Ok(G2Placement::Cpu));
+        assert_eq!("gpu".parse(), Ok(G2Placement::Gpu));
+        let err = "GPU".parse::<G2Placement>().unwrap_err();
+        assert!(err.contains("auto, cpu or gpu"), "{err}");
+    }
 
     #[test]
     fn example_file_is_the_defaults() {

@@ -176,7 +176,8 @@ impl GpuDevice {
 }
 
 /// The devices the configuration asks for: none with `gpus.cpu_only` or when the machine
-/// has no GPU; a listed device that does not exist is an error.
+/// has no GPU; a listed device that does not exist is an error, one that exists but fails to
+/// open is left out (an error only when no device opens).
 pub(crate) fn open_devices(config: &Config) -> Result<Vec<Arc<GpuDevice>>, EngineError> {
     if config.gpus.cpu_only {
         return Ok(Vec::new());
@@ -196,15 +197,33 @@ pub(crate) fn open_devices(config: &Config) -> Result<Vec<Arc<GpuDevice>>, Engin
         }
         ordinals
     };
-    let in_rotation = Arc::new(Mutex::new(ordinals.len()));
-    ordinals
+    // A GPU that cannot be opened (a driver or hardware fault) is left out with an error in
+    // the log, so that it does not keep the others from working; only when none opens does
+    // the engine refuse to start.
+    let mut opened = Vec::new();
+    let mut first_error = None;
+    for d in ordinals {
+        let gpu_error = |e: supraseal_c2::CudaError| EngineError::Gpu(format!("GPU {d}: {e}"));
+        let open = device_info(d)
+            .map_err(gpu_error)
+            .and_then(|info| Ok((info, GpuLocks::new(d, None).map_err(gpu_error)?)));
+        match open {
+            Ok(device) => opened.push(device),
+            Err(e) => {
+                tracing::error!("{e}; proving without it");
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    if let (true, Some(e)) = (opened.is_empty(), first_error) {
+        return Err(e);
+    }
+    let in_rotation = Arc::new(Mutex::new(opened.len()));
+    Ok(opened
         .into_iter()
-        .map(|d| {
-            let gpu_error = |e: supraseal_c2::CudaError| EngineError::Gpu(format!("GPU {d}: {e}"));
-            let info = device_info(d).map_err(gpu_error)?;
-            let locks = GpuLocks::new(d, None).map_err(gpu_error)?;
+        .map(|(info, locks)| {
             let busy_at_start_ns = locks.info().map(|i| i.compute_busy_ns).unwrap_or(0);
-            Ok(Arc::new(GpuDevice {
+            Arc::new(GpuDevice {
                 info,
                 locks,
                 b_g2: config.gpus.b_g2,
@@ -215,9 +234,9 @@ pub(crate) fn open_devices(config: &Config) -> Result<Vec<Arc<GpuDevice>>, Engin
                 in_rotation: Arc::clone(&in_rotation),
                 injected_faults: AtomicU32::new(0),
                 in_hand: Mutex::default(),
-            }))
+            })
         })
-        .collect()
+        .collect())
 }
 
 /// A proof whose GPU half is done, on its way to a finalizer.

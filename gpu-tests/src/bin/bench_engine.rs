@@ -12,7 +12,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
-use cuzk_core::config::G2Placement;
 use cuzk_core::sweep::{render_table, run_sweep, to_json, SweepPlan};
 use cuzk_core::Config;
 
@@ -41,14 +40,7 @@ fn parse_args() -> Result<(SweepPlan, Config), String> {
             "--devices" => {
                 config.gpus.devices = list(value()?)?.into_iter().map(|d| d as u32).collect()
             }
-            "--b-g2" => {
-                config.gpus.b_g2 = match value()?.as_str() {
-                    "auto" => G2Placement::Auto,
-                    "cpu" => G2Placement::Cpu,
-                    "gpu" => G2Placement::Gpu,
-                    other => return Err(format!("--b-g2 {other}: auto, cpu or gpu")),
-                }
-            }
+            "--b-g2" => config.gpus.b_g2 = value()?.parse()?,
             "--concurrency" => plan.concurrency = list(value()?)?,
             "--workers" => plan.workers = list(value()?)?,
             number if !number.starts_with("--") && positional < 2 => {

@@ -76,14 +76,7 @@ fn options() -> Result<Options, String> {
             "--reference-runs" => o.reference_runs = number(value()?)?,
             "--timed-jobs" => o.timed_jobs = number(value()?)?,
             "--param-cache" => o.param_cache = PathBuf::from(value()?),
-            "--b-g2" => {
-                o.b_g2 = match value()?.as_str() {
-                    "auto" => G2Placement::Auto,
-                    "cpu" => G2Placement::Cpu,
-                    "gpu" => G2Placement::Gpu,
-                    other => return Err(format!("--b-g2 {other}: auto, cpu or gpu")),
-                }
-            }
+            "--b-g2" => o.b_g2 = value()?.parse()?,
             "--concurrency" => {
                 o.concurrency = value()?
                     .split(',')
