@@ -10,11 +10,12 @@
 //! kept there until the parameter set changes or is evicted.
 //!
 //! Every device's workers take partitions from one channel, so work spreads over the devices
-//! by who is free. A device whose proofs fail with kernel or driver errors [`FAULTS_TO_RETIRE`]
-//! times in a row is taken out of rotation while another device remains: its workers put back what they
-//! hold (synthesized again and proved elsewhere, without using up the partition's one retry)
-//! and stop. The last device in rotation stays: with no other GPU to go to, its faults count
-//! against the partitions as on a one-GPU host (one retry, then the job fails).
+//! by who is free. A device whose proofs fail with kernel or driver errors
+//! [`FAULTS_TO_RETIRE`] times in a row is taken out of rotation while another device remains:
+//! its workers put back what they hold (synthesized again and proved elsewhere, without using
+//! up the partition's one retry) and stop. The last device in rotation stays: with no other
+//! GPU to go to, its faults count against the partitions as on a one-GPU host (one retry,
+//! then the job fails).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -55,7 +56,7 @@ pub(crate) struct GpuDevice {
     params: Mutex<DeviceCopies>,
     /// The compute lock's busy time when the engine started.
     busy_at_start_ns: u64,
-    /// GPU errors since the last proof that worked.
+    /// Kernel or driver errors since the last proof that worked.
     faults_in_a_row: AtomicU32,
     /// Out of rotation: its workers take no more work.
     retired: AtomicBool,

@@ -71,6 +71,7 @@ fn run() -> Result<(), String> {
     let g1 = FixedBaseTable::new(G1Projective::random(&mut rng));
     let g2 = FixedBaseTable::new(G2Projective::random(&mut rng));
     let g2_scalars = &scalars[..1 << 20];
+    // A small call first, so that the CUDA context and the module load are not timed.
     let gpu_warm = GpuFixedBase
         .mul_g1(&g1, &scalars[..1024])
         .map_err(|e| e.to_string())?;
