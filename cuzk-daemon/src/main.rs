@@ -444,7 +444,7 @@ fn params_generate(
     param_cache: Option<PathBuf>,
     options: cuzk_core::filecoin::GenerateOptions,
 ) -> Result<()> {
-    use cuzk_core::filecoin::{generate_parameters, parse_sector_size, CircuitKind};
+    use cuzk_core::filecoin::{generate_parameters, parse_sector_size, CircuitKind, FilecoinError};
     let sector_size = parse_sector_size(sector_size)?;
     let kinds = kinds
         .iter()
@@ -465,7 +465,11 @@ fn params_generate(
         &kinds,
         options,
         &mut rand::rngs::OsRng,
-    )?;
+    )
+    .map_err(|e| match e {
+        FilecoinError::ProductionSize { .. } => anyhow::anyhow!("{e}: pass --force"),
+        other => other.into(),
+    })?;
     for set in done {
         println!(
             "  {:<12} {} ({})",
