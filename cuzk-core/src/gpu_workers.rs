@@ -254,7 +254,9 @@ pub(crate) struct PendingPartition {
 /// placement then moves it to the GPU, where it does not compete with synthesis for cores;
 /// for a proof on an idle host it stays on the CPU, hidden behind the kernels.
 fn b_g2_threads(shared: &Shared) -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Read once: on Linux it consults cgroup quotas, which do not change while we run.
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     cores.saturating_sub(shared.synthesizing.get()).max(1)
 }
 
