@@ -488,8 +488,6 @@ impl Engine {
         }
     }
 
-    /// Per GPU in use, the nanoseconds its compute lock has been held since the engine
-    /// started (empty on the CPU backend).
     /// Makes the next `count` proofs on GPU `ordinal` fail as a GPU fault would, to exercise
     /// the fault handling (retries, taking a device out of rotation) in tests. False when the
     /// engine does not use that GPU.
@@ -498,6 +496,8 @@ impl Engine {
         self.provers.inject_gpu_faults(ordinal, count)
     }
 
+    /// Per GPU in use, the nanoseconds its compute lock has been held since the engine
+    /// started (empty on the CPU backend).
     pub fn gpu_busy_ns(&self) -> Vec<u64> {
         self.provers.gpu_busy_ns()
     }

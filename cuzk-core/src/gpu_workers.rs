@@ -120,7 +120,7 @@ impl GpuDevice {
 
     pub fn activity(&self) -> DeviceActivity {
         DeviceActivity {
-            retired: self.retired.load(Ordering::Relaxed),
+            retired: self.is_retired(),
             in_hand: lock(&self.in_hand).iter().flatten().cloned().collect(),
         }
     }
@@ -153,7 +153,8 @@ impl GpuDevice {
         true
     }
 
-    fn is_retired(&self) -> bool {
+    /// Out of rotation (see the module doc).
+    pub fn is_retired(&self) -> bool {
         self.retired.load(Ordering::Relaxed)
     }
 

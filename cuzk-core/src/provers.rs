@@ -114,7 +114,7 @@ impl Provers {
             #[cfg(feature = "cuda")]
             Provers::Gpu { devices, .. } => devices
                 .iter()
-                .filter(|d| d.activity().retired)
+                .filter(|d| d.is_retired())
                 .map(|d| d.info.ordinal as u32)
                 .collect(),
         }
@@ -132,15 +132,11 @@ impl Provers {
     pub(crate) fn inject_gpu_faults(&self, ordinal: u32, count: u32) -> bool {
         match self {
             Provers::Cpu(_) => false,
-            Provers::Gpu { devices, .. } => {
-                match devices.iter().find(|d| d.info.ordinal as u32 == ordinal) {
-                    Some(d) => {
-                        d.inject_faults(count);
-                        true
-                    }
-                    None => false,
-                }
-            }
+            Provers::Gpu { devices, .. } => devices
+                .iter()
+                .find(|d| d.info.ordinal as u32 == ordinal)
+                .map(|d| d.inject_faults(count))
+                .is_some(),
         }
     }
 

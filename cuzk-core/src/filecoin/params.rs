@@ -11,6 +11,7 @@
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use bellpepper_core::Circuit;
@@ -126,38 +127,24 @@ struct GenerateOne<'a> {
 /// parameters are the same either way, so a broken GPU costs time, not the setup.
 struct Multiplier {
     /// Set while the GPU is in use; cleared for good by its first failure.
-    #[cfg(feature = "cuda")]
-    gpu: std::sync::atomic::AtomicBool,
+    gpu: AtomicBool,
 }
 
 impl Multiplier {
-    #[cfg(feature = "cuda")]
     fn new(cpu_only: bool) -> Self {
-        let visible = supraseal_c2::device::device_count().is_ok_and(|n| n > 0);
         Self {
-            gpu: std::sync::atomic::AtomicBool::new(visible && !cpu_only),
+            gpu: AtomicBool::new(!cpu_only && gpu_visible()),
         }
     }
 
-    #[cfg(not(feature = "cuda"))]
-    fn new(_cpu_only: bool) -> Self {
-        Self {}
-    }
-
     fn used_gpu(&self) -> bool {
-        #[cfg(feature = "cuda")]
-        return self.gpu.load(std::sync::atomic::Ordering::Relaxed);
-        #[cfg(not(feature = "cuda"))]
-        false
+        self.gpu.load(Ordering::Relaxed)
     }
 
     /// `multiply()`'s points while the GPU is in use; `None` (the CPU's turn) when it is not
     /// or when this call fails, which also takes the GPU out for the calls after it.
     #[cfg(feature = "cuda")]
-    fn try_gpu<T>(
-        &self,
-        multiply: impl FnOnce() -> Result<T, bellperson_lite::ProverError>,
-    ) -> Option<T> {
+    fn try_gpu<T>(&self, multiply: impl FnOnce() -> Result<T, ProverError>) -> Option<T> {
         if !self.used_gpu() {
             return None;
         }
@@ -168,11 +155,22 @@ impl Multiplier {
                     error = %e,
                     "fixed-base multiplication failed on the GPU; the CPU does the rest"
                 );
-                self.gpu.store(false, std::sync::atomic::Ordering::Relaxed);
+                self.gpu.store(false, Ordering::Relaxed);
                 None
             }
         }
     }
+}
+
+#[cfg(feature = "cuda")]
+fn gpu_visible() -> bool {
+    supraseal_c2::device::device_count().is_ok_and(|n| n > 0)
+}
+
+/// Built without `cuda`: no GPU to multiply on.
+#[cfg(not(feature = "cuda"))]
+fn gpu_visible() -> bool {
+    false
 }
 
 impl FixedBaseMultiplier for Multiplier {
