@@ -52,6 +52,8 @@ pub enum PointError {
 pub enum ProverError {
     #[error("circuit synthesis failed: {0}")]
     Synthesis(#[from] bellpepper_core::SynthesisError),
+    #[error("constraint matrices: {0}")]
+    Matrices(#[from] crate::matrices::MatrixError),
     #[error("the circuit is not satisfied: constraint {index} (of {total}) has a*b != c")]
     Unsatisfied { index: usize, total: usize },
     #[error("parameters do not fit this circuit: {what} has {actual} entries, the circuit needs {expected} (parameters for another circuit?)")]

@@ -9,6 +9,12 @@
 //! evaluations, which are then freed. The [`GpuPending`] it returns owns everything the B_G2
 //! thread reads (on the heap, shared with that thread), so it can be finished on any thread:
 //! [`GpuPending::finish`] joins the thread and assembles the proofs.
+//!
+//! With the circuit shape's constraint matrices on the device ([`device_matrices`],
+//! [`GpuTarget::matrices`], [`prove_start_on`]) the assignments carry only the witness
+//! ([`ConstraintMatrices::witness_assignment`]): the GPU rebuilds it from the l and a splits
+//! it uploads anyway and evaluates a, b and c itself, so the host neither computes nor uploads
+//! those three domain-sized vectors. The proofs are the same bytes.
 
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -17,17 +23,19 @@ use std::time::{Duration, Instant};
 use blstrs::{G2Projective, Scalar};
 use rayon::prelude::*;
 use supraseal_c2::groth16::{
-    self, CircuitInputs, DeviceParams, GpuLocks, PendingGpu, QueryVectors, Residency, UploadSignal,
+    self, CircuitInputs, DeviceMatrices, DeviceParams, Evaluations, GpuLocks, MatricesRef,
+    PendingGpu, QueryVectors, Residency, SparseRowsRef, UploadSignal,
 };
 use supraseal_c2::split::{MsmSplit, ScalarPart};
 
 use crate::density::Density;
 use crate::error::ProverError;
+use crate::matrices::{ConstraintMatrices, SparseRows};
 use crate::msm::msm_g2;
 use crate::params::ProvingKey;
 pub use crate::placement::{b_g2_on_gpu_estimate, G2Placement};
 use crate::proof::Proof;
-use crate::prover::{assemble, check_batch, PhaseTimings};
+use crate::prover::{assemble, check_batch, check_batch_with_constraints, PhaseTimings};
 use crate::synthesis::ProvingAssignment;
 
 /// Puts the query vectors of `params` on the GPU of `locks` (resident when they fit its
@@ -65,6 +73,35 @@ where
                 G2Placement::Cpu => &[],
                 G2Placement::Auto | G2Placement::AutoWithThreads(_) | G2Placement::Gpu => p.b_g2(),
             },
+        },
+    )?)
+}
+
+/// Puts a circuit shape's constraint matrices on the GPU of `locks`, so that its proofs can
+/// leave a, b and c to the GPU ([`ConstraintMatrices::witness_assignment`] and
+/// [`GpuTarget::matrices`]). Fails when they do not fit what is left of the VRAM budget; the
+/// caller then completes the assignments on the CPU ([`ConstraintMatrices::fill_products`]).
+pub fn device_matrices(
+    locks: &GpuLocks,
+    matrices: &ConstraintMatrices,
+) -> Result<DeviceMatrices, ProverError> {
+    fn rows(m: &SparseRows) -> SparseRowsRef<'_> {
+        SparseRowsRef {
+            row_ends: &m.row_ends,
+            cols: &m.cols,
+            coeffs: &m.coeffs,
+        }
+    }
+    Ok(DeviceMatrices::new(
+        Some(locks),
+        locks.device(),
+        &MatricesRef {
+            num_inputs: matrices.num_inputs,
+            num_aux: matrices.num_aux,
+            a: rows(&matrices.a),
+            b: rows(&matrices.b),
+            c: rows(&matrices.c),
+            coeff_table: &matrices.coeff_table,
         },
     )?)
 }
@@ -188,8 +225,55 @@ pub fn prove_start_with<P>(
 where
     P: ProvingKey + Send + Sync + 'static,
 {
+    let target = GpuTarget {
+        device_params,
+        locks,
+        b_g2,
+        matrices: None,
+    };
+    prove_start_on(target, assignments, params, r_s, s_s)
+}
+
+/// Where and how [`prove_start_on`] runs a batch's GPU part.
+#[derive(Clone, Copy, Debug)]
+pub struct GpuTarget<'a> {
+    /// The parameter set's vectors on the GPU.
+    pub device_params: &'a DeviceParams,
+    /// `None`: those `device_params` was made with, or the device's process-wide ones.
+    pub locks: Option<&'a GpuLocks>,
+    pub b_g2: G2Placement,
+    /// The circuit shape's matrices on the same GPU ([`device_matrices`]): then every
+    /// assignment must have a, b and c left empty
+    /// ([`ConstraintMatrices::witness_assignment`]), and the GPU evaluates them from the
+    /// witness, which saves the host computing and uploading three domain-sized vectors.
+    pub matrices: Option<&'a DeviceMatrices>,
+}
+
+/// The first half of a GPU proof, on `target`: checks, CPU preparation, B_G2 started, GPU
+/// part run.
+pub fn prove_start_on<P>(
+    target: GpuTarget<'_>,
+    assignments: Vec<ProvingAssignment>,
+    params: &Arc<P>,
+    r_s: &[Scalar],
+    s_s: &[Scalar],
+) -> Result<GpuPending<P>, ProverError>
+where
+    P: ProvingKey + Send + Sync + 'static,
+{
+    let GpuTarget {
+        device_params,
+        locks,
+        b_g2,
+        matrices,
+    } = target;
     let started = Instant::now();
-    check_batch(&assignments, params.as_ref(), r_s, s_s)?;
+    match matrices {
+        None => {
+            check_batch(&assignments, params.as_ref(), r_s, s_s)?;
+        }
+        Some(m) => check_witness_batch(&assignments, m, params.as_ref(), r_s, s_s)?,
+    }
     let expected = [
         params.h().len(),
         params.l().len(),
@@ -215,7 +299,7 @@ where
     // the GPU works.
     let num_constraints: Vec<usize> = assignments
         .iter()
-        .map(ProvingAssignment::num_constraints)
+        .map(|a| matrices.map_or(a.num_constraints(), DeviceMatrices::num_constraints))
         .collect();
     let mut evaluations = Vec::with_capacity(assignments.len());
     let mut g2_inputs = Vec::with_capacity(assignments.len());
@@ -259,9 +343,14 @@ where
         .zip(&splits)
         .zip(&on_gpu)
         .map(|((e, (l, a_query, b_g1)), &b_g2_on_gpu)| CircuitInputs {
-            a: &e.a,
-            b: &e.b,
-            c: &e.c,
+            evaluations: match matrices {
+                Some(m) => Evaluations::Device(m),
+                None => Evaluations::Host {
+                    a: &e.a,
+                    b: &e.b,
+                    c: &e.c,
+                },
+            },
             l,
             a_query,
             b_g1,
@@ -333,6 +422,7 @@ impl<P: ProvingKey + Send + Sync + 'static> GpuPending<P> {
         timings.upload = ms(gpu.wait_memory_ms + gpu.upload_ms + gpu.wait_compute_ms);
         timings.wait_memory = ms(gpu.wait_memory_ms);
         timings.wait_compute = ms(gpu.wait_compute_ms);
+        timings.abc = ms(gpu.abc_ms);
         timings.ntt = ms(gpu.ntt_ms);
         timings.msm_h = ms(gpu.msm_h_ms);
         timings.msm_l = ms(gpu.msm_l_ms);
@@ -363,6 +453,48 @@ impl<P: ProvingKey + Send + Sync + 'static> GpuPending<P> {
         timings.total = started.elapsed();
         Ok((proofs, timings))
     }
+}
+
+/// [`check_batch`] for assignments whose a, b and c the GPU evaluates from `matrices`: they
+/// must have none, and the witness shape the matrices' (the domain then follows from the
+/// matrices' constraint count).
+fn check_witness_batch<P: ProvingKey + ?Sized>(
+    assignments: &[ProvingAssignment],
+    matrices: &DeviceMatrices,
+    params: &P,
+    r_s: &[Scalar],
+    s_s: &[Scalar],
+) -> Result<(), ProverError> {
+    for (index, a) in assignments.iter().enumerate() {
+        if !(a.a.is_empty() && a.b.is_empty() && a.c.is_empty()) {
+            return Err(ProverError::ShapeMismatch {
+                index,
+                what: "a, b and c (given, although the GPU evaluates the matrices)",
+            });
+        }
+        for (what, expected, actual) in [
+            (
+                "inputs (device matrices)",
+                matrices.num_inputs(),
+                a.input_assignment.len(),
+            ),
+            (
+                "aux variables (device matrices)",
+                matrices.num_aux(),
+                a.aux_assignment.len(),
+            ),
+        ] {
+            if expected != actual {
+                return Err(ProverError::ParamsMismatch {
+                    what,
+                    expected,
+                    actual,
+                });
+            }
+        }
+    }
+    check_batch_with_constraints(assignments, matrices.num_constraints(), params, r_s, s_s)?;
+    Ok(())
 }
 
 /// Per circuit, whether its B_G2 sum runs on the GPU: as `b_g2` says, `Auto` by

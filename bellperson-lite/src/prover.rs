@@ -35,6 +35,8 @@ pub struct PhaseTimings {
     pub wait_memory: Duration,
     /// GPU backend, part of `upload`: waiting for the compute lock after the copies.
     pub wait_compute: Duration,
+    /// GPU backend with device matrices: a, b and c evaluated on the GPU from the witness.
+    pub abc: Duration,
     /// The seven NTTs and the pointwise work that give the coefficients of H.
     pub ntt: Duration,
     pub msm_h: Duration,
@@ -193,11 +195,24 @@ pub(crate) fn check_batch<P: ProvingKey + ?Sized>(
     r_s: &[Scalar],
     s_s: &[Scalar],
 ) -> Result<Option<EvaluationDomain>, ProverError> {
+    let constraints = assignments.first().map_or(0, ProvingAssignment::num_constraints);
+    check_batch_with_constraints(assignments, constraints, params, r_s, s_s)
+}
+
+/// [`check_batch`] with the constraint count given rather than read from the first
+/// assignment's evaluations (which the GPU computes itself from device matrices).
+pub(crate) fn check_batch_with_constraints<P: ProvingKey + ?Sized>(
+    assignments: &[ProvingAssignment],
+    constraints: usize,
+    params: &P,
+    r_s: &[Scalar],
+    s_s: &[Scalar],
+) -> Result<Option<EvaluationDomain>, ProverError> {
     check_randomness(assignments.len(), r_s, s_s)?;
     let Some(first) = assignments.first() else {
         return Ok(None);
     };
-    let domain = EvaluationDomain::new(first.num_constraints())?;
+    let domain = EvaluationDomain::new(constraints)?;
     check_shapes(assignments)?;
     check_params(first, &domain, params)?;
     Ok(Some(domain))

@@ -115,6 +115,12 @@ pub struct GpuConfig {
     /// (always on the CPU beside the GPU; b_g2 then takes no VRAM) or "gpu" (always on the
     /// GPU, inside the compute lock). Default "auto".
     pub b_g2: G2Placement,
+    /// With `engine.synthesis = "matrices"`: keep each circuit id's constraint matrices on
+    /// the GPUs and evaluate a = A w, b = B w, c = C w there, so that synthesis computes only
+    /// the witness and a proof uploads only its split witness instead of three domain-sized
+    /// vectors. Matrices that do not fit a GPU's VRAM budget are evaluated on the CPU for
+    /// that GPU. Default true.
+    pub matrices_on_gpu: bool,
 }
 
 /// See [`GpuConfig::b_g2`].
@@ -148,6 +154,7 @@ impl Default for GpuConfig {
             gpu_workers_per_device: 2,
             cpu_only: false,
             b_g2: G2Placement::Auto,
+            matrices_on_gpu: true,
         }
     }
 }

@@ -49,6 +49,9 @@ pub(crate) struct Shared {
     /// Partitions being synthesized now: the cores they hold are not free for B's G2 sum
     /// (`gpus.b_g2 = "auto"` weighs the CPU with what is left).
     pub synthesizing: ActiveCount,
+    /// Synthesis through matrices leaves a, b and c to the provers: the GPUs evaluate them
+    /// from their copy of the matrices (`gpus.matrices_on_gpu`, GPU provers only).
+    pub products_on_gpu: bool,
 }
 
 /// One circuit id's matrices, once recorded.
@@ -222,6 +225,7 @@ impl Engine {
         }
         let synthesis_threads = config.synthesis_threads();
         let provers = Provers::choose(&config)?;
+        let products_on_gpu = provers.gpu_workers() > 0 && config.gpus.matrices_on_gpu;
         let shared = Arc::new(Shared {
             budget: MemoryBudget::new(config.memory_budget()),
             config,
@@ -235,6 +239,7 @@ impl Engine {
             working_sets: Mutex::default(),
             matrices: Mutex::default(),
             synthesizing: ActiveCount::default(),
+            products_on_gpu,
         });
 
         let engine = Engine {

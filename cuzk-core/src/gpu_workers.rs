@@ -22,10 +22,12 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use bellperson_lite::gpu::device_matrices;
+use bellperson_lite::matrices::ConstraintMatrices;
 use bellperson_lite::{Parameters, ProverError};
 use crossbeam_channel::{Receiver, Sender};
 use supraseal_c2::device::{device_count, device_info, DeviceInfo};
-use supraseal_c2::groth16::GpuLocks;
+use supraseal_c2::groth16::{DeviceMatrices, GpuLocks};
 use supraseal_c2::CudaError;
 
 use crate::budget::Reservation;
@@ -42,6 +44,11 @@ use bellperson_lite::gpu::GpuPending;
 /// set is a new `Arc`, and its device copy is made again).
 type DeviceCopies = HashMap<String, (Arc<Parameters>, Arc<GpuParams<Parameters>>)>;
 
+/// A circuit's constraint matrices on one device, with the host copy they were made from;
+/// `None` when they could not be put there (its products are then computed on the CPU).
+type DeviceMatrixCopies =
+    HashMap<String, (Arc<ConstraintMatrices>, Option<Arc<DeviceMatrices>>)>;
+
 /// Kernel or driver errors in a row (no proof that worked between them) that take a device
 /// out of rotation. One is not enough: a single fault is retried, and may not repeat.
 pub(crate) const FAULTS_TO_RETIRE: u32 = 2;
@@ -54,6 +61,8 @@ pub(crate) struct GpuDevice {
     b_g2: G2Placement,
     /// Parameter sets on this device, by circuit id.
     params: Mutex<DeviceCopies>,
+    /// Constraint matrices on this device, by circuit id (`gpus.matrices_on_gpu`).
+    matrices: Mutex<DeviceMatrixCopies>,
     /// The compute lock's busy time when the engine started.
     busy_at_start_ns: u64,
     /// Kernel or driver errors since the last proof that worked.
@@ -102,12 +111,52 @@ impl GpuDevice {
         Ok(on_device)
     }
 
-    /// Drops this device's copy of a parameter set.
+    /// This device's copy of `circuit_id`'s matrices, made on first use; `None` when they
+    /// cannot be put on the device (logged once; the caller computes the products on the CPU).
+    /// Made after the parameters, so that they do not take the VRAM that would have kept the
+    /// parameters resident.
+    fn matrices_for(
+        &self,
+        circuit_id: &str,
+        host: &Arc<ConstraintMatrices>,
+    ) -> Option<Arc<DeviceMatrices>> {
+        // Held while a copy is made, so that two workers do not upload the same matrices.
+        let mut cache = lock(&self.matrices);
+        if let Some((made_from, on_device)) = cache.get(circuit_id) {
+            if Arc::ptr_eq(made_from, host) {
+                return on_device.clone();
+            }
+        }
+        let on_device = match device_matrices(&self.locks, host) {
+            Ok(m) => {
+                tracing::info!(
+                    circuit = circuit_id,
+                    device = self.info.ordinal,
+                    bytes = m.bytes(),
+                    "constraint matrices on the GPU"
+                );
+                Some(Arc::new(m))
+            }
+            Err(e) => {
+                tracing::warn!(
+                    circuit = circuit_id,
+                    device = self.info.ordinal,
+                    "constraint matrices stay on the CPU for this GPU: {e}"
+                );
+                None
+            }
+        };
+        cache.insert(
+            circuit_id.to_string(),
+            (Arc::clone(host), on_device.clone()),
+        );
+        on_device
+    }
+
+    /// Drops this device's copies of a parameter set and its matrices.
     pub fn evict(&self, circuit_id: &str) {
-        self.params
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(circuit_id);
+        lock(&self.params).remove(circuit_id);
+        lock(&self.matrices).remove(circuit_id);
     }
 
     /// Nanoseconds the compute lock was held since the engine started.
@@ -230,6 +279,7 @@ pub(crate) fn open_devices(config: &Config) -> Result<Vec<Arc<GpuDevice>>, Engin
                 locks,
                 b_g2: config.gpus.b_g2,
                 params: Mutex::default(),
+                matrices: Mutex::default(),
                 busy_at_start_ns,
                 faults_in_a_row: AtomicU32::new(0),
                 retired: AtomicBool::new(false),
@@ -283,7 +333,8 @@ pub(crate) fn gpu_worker_loop(
         let SynthesizedPartition {
             item,
             srs,
-            assignment,
+            mut assignment,
+            deferred_products,
             r,
             s,
             reservation,
@@ -300,6 +351,20 @@ pub(crate) fn gpu_worker_loop(
             }
         };
         let started = Instant::now();
+        let on_device = match &deferred_products {
+            Some(host) => match device.matrices_for(&srs.circuit_id, host) {
+                Some(m) => Some(m),
+                None => {
+                    if let Err(e) = host.fill_products(&mut assignment) {
+                        let message = format!("partition {}: {e}", item.index);
+                        shared.fail(&item.job, message);
+                        continue;
+                    }
+                    None
+                }
+            },
+            None => None,
+        };
         let synth = Synthesized {
             assignments: vec![assignment],
             r_s: vec![r],
@@ -315,7 +380,13 @@ pub(crate) fn gpu_worker_loop(
                     "injected fault (Engine::inject_gpu_faults)".into(),
                 )));
             }
-            gpu_prove_start(synth, &params, &device.locks, Some(b_g2_threads(&shared)))
+            gpu_prove_start(
+                synth,
+                &params,
+                &device.locks,
+                Some(b_g2_threads(&shared)),
+                on_device.as_deref(),
+            )
         }));
         device.hold(worker, None);
         let took = started.elapsed();

@@ -91,10 +91,12 @@ pub fn cpu_prove<P: ProvingKey + ?Sized>(
 mod gpu {
     use std::sync::Arc;
 
-    use bellperson_lite::gpu::{device_params_with, prove_start_with, G2Placement, GpuPending};
+    use bellperson_lite::gpu::{
+        device_params_with, prove_start_on, G2Placement, GpuPending, GpuTarget,
+    };
     use bellperson_lite::prover::PhaseTimings;
     use bellperson_lite::{Proof, ProverError, ProvingKey};
-    use supraseal_c2::groth16::{DeviceParams, GpuLocks, Residency};
+    use supraseal_c2::groth16::{DeviceMatrices, DeviceParams, GpuLocks, Residency};
 
     use super::Synthesized;
     use crate::config;
@@ -130,23 +132,30 @@ mod gpu {
 
     /// The GPU worker's half: runs the GPU part under `gpu_mtx` (the device's locks) and
     /// returns once the GPU is done with the circuits. `b_g2_threads`: with B's G2 placement
-    /// "auto", the CPU threads the sum would get (`None`: all of them).
+    /// "auto", the CPU threads the sum would get (`None`: all of them). `matrices`: the
+    /// circuits' matrices on this GPU, when their assignments were synthesized without a, b
+    /// and c (`ConstraintMatrices::witness_assignment`).
     pub fn gpu_prove_start<P: ProvingKey + Send + Sync + 'static>(
         synth: Synthesized,
         params: &GpuParams<P>,
         gpu_mtx: &GpuLocks,
         b_g2_threads: Option<usize>,
+        matrices: Option<&DeviceMatrices>,
     ) -> Result<GpuPending<P>, ProverError> {
         let b_g2 = match (params.b_g2, b_g2_threads) {
             (G2Placement::Auto, Some(threads)) => G2Placement::AutoWithThreads(threads),
             (placement, _) => placement,
         };
-        prove_start_with(
+        let target = GpuTarget {
+            device_params: &params.device,
+            locks: Some(gpu_mtx),
+            b_g2,
+            matrices,
+        };
+        prove_start_on(
+            target,
             synth.assignments,
             &params.params,
-            &params.device,
-            Some(gpu_mtx),
-            b_g2,
             &synth.r_s,
             &synth.s_s,
         )
@@ -165,7 +174,7 @@ mod gpu {
         params: &GpuParams<P>,
         gpu_mtx: &GpuLocks,
     ) -> Result<(Vec<Proof>, PhaseTimings), ProverError> {
-        gpu_prove_finish(gpu_prove_start(synth, params, gpu_mtx, None)?)
+        gpu_prove_finish(gpu_prove_start(synth, params, gpu_mtx, None, None)?)
     }
 }
 

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use bellpepper_core::SynthesisError;
+use bellperson_lite::matrices::ConstraintMatrices;
 use bellperson_lite::prover::{
     batch_randomness, prove_from_assignments_with_timings, PhaseTimings,
 };
@@ -38,6 +39,10 @@ pub(crate) struct SynthesizedPartition {
     pub item: QueuedPartition,
     pub srs: Arc<LoadedSrs>,
     pub assignment: ProvingAssignment,
+    /// The matrices whose products a, b and c were left out of `assignment` for the GPU to
+    /// evaluate (`Shared::products_on_gpu`); a prover without them on its device computes
+    /// them from these.
+    pub deferred_products: Option<Arc<ConstraintMatrices>>,
     pub r: Scalar,
     pub s: Scalar,
     /// Held until the prover no longer needs the assignment.
@@ -115,7 +120,7 @@ fn synthesize_partition(
             synthesize_with(shared, &job.circuit_id, partition)
         }))
     };
-    let assignment = match synthesized {
+    let (assignment, deferred_products) = match synthesized {
         Ok(Ok(a)) => a,
         Ok(Err(e)) => return Err(format!("partition {}: synthesis failed: {e}", item.index)),
         Err(panic) => {
@@ -139,6 +144,7 @@ fn synthesize_partition(
         item,
         srs,
         assignment,
+        deferred_products,
         r: r[0],
         s: s[0],
         reservation,
@@ -146,17 +152,23 @@ fn synthesize_partition(
 }
 
 /// A partition's assignment: through its circuit id's matrices when the configuration and the
-/// partition allow it (recorded on first use), else, or if that path fails, in full.
+/// partition allow it (recorded on first use), else, or if that path fails, in full. With
+/// the products left to the GPU, the assignment has no a, b and c, and the matrices come
+/// with it.
 fn synthesize_with(
     shared: &Shared,
     circuit_id: &str,
     partition: &Partition,
-) -> Result<ProvingAssignment, SynthesisError> {
+) -> Result<(ProvingAssignment, Option<Arc<ConstraintMatrices>>), SynthesisError> {
     if shared.config.engine.synthesis == SynthesisPath::Matrices {
         if let Some(path) = partition.matrix_path() {
             match shared.matrices_for(circuit_id, path) {
-                Ok(matrices) => match matrices.assignment((path.witness)()?) {
-                    Ok(a) => return Ok(a),
+                Ok(matrices) => match if shared.products_on_gpu {
+                    matrices.witness_assignment((path.witness)()?)
+                } else {
+                    matrices.assignment((path.witness)()?)
+                } {
+                    Ok(a) => return Ok((a, shared.products_on_gpu.then_some(matrices))),
                     Err(e) => tracing::warn!(
                         circuit = circuit_id,
                         "the recorded matrices do not fit this partition ({e}); synthesizing it in full"
@@ -169,7 +181,7 @@ fn synthesize_with(
             }
         }
     }
-    partition.synthesize()
+    Ok((partition.synthesize()?, None))
 }
 
 /// A CPU prover: proves synthesized partitions until the channel closes.
@@ -178,7 +190,8 @@ pub(crate) fn cpu_prover_loop(shared: Arc<Shared>, partitions: Receiver<Synthesi
         let SynthesizedPartition {
             item,
             srs,
-            assignment,
+            mut assignment,
+            deferred_products,
             r,
             s,
             reservation,
@@ -189,6 +202,9 @@ pub(crate) fn cpu_prover_loop(shared: Arc<Shared>, partitions: Receiver<Synthesi
         let _span = partition_span(&item).entered();
         let started = Instant::now();
         let proved = catch_unwind(AssertUnwindSafe(|| {
+            if let Some(matrices) = deferred_products {
+                matrices.fill_products(&mut assignment)?;
+            }
             prove_from_assignments_with_timings(vec![assignment], srs.params.as_ref(), &[r], &[s])
         }));
         drop(reservation); // the assignment was consumed by the prover

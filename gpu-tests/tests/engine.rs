@@ -1,6 +1,7 @@
 //! The engine on the GPU: jobs of mixed sizes through 1 to 4 GPU workers sharing the device's
 //! locks (every proof is self-checked by the engine and verified again here; no deadlock, a
-//! clean shutdown), an injected kernel fault that the engine retries once, and a GPU that
+//! clean shutdown; a, b and c evaluated on the GPU from its copy of the constraint matrices,
+//! and with 2 workers on the CPU), an injected kernel fault that the engine retries once, and a GPU that
 //! keeps failing taken out of rotation while its work is proved elsewhere (by the other GPUs,
 //! or by the CPU when it was the only one).
 //! With CUZK_SMALL=1 (compute-sanitizer runs) the circuits and counts are cut down.
@@ -60,7 +61,11 @@ async fn engine_proves_on_the_gpu_with_one_to_four_workers() {
         .collect();
 
     for workers in 1..=4 {
-        let engine = Engine::start(config(workers)).unwrap();
+        // Both places where a, b and c can be evaluated (`gpus.matrices_on_gpu`).
+        let abc_on_gpu = workers != 2;
+        let mut config = config(workers);
+        config.gpus.matrices_on_gpu = abc_on_gpu;
+        let engine = Engine::start(config).unwrap();
         let status = engine.status();
         assert_eq!(status.gpu_workers, workers, "{status:?}");
         assert_eq!(status.cpu_provers, 0);
@@ -91,7 +96,8 @@ async fn engine_proves_on_the_gpu_with_one_to_four_workers() {
         assert_eq!(status.self_check_failures, 0);
         assert!(status.gpus[0].busy_fraction > 0.0, "{status:?}");
         println!(
-            "{workers} worker(s): {jobs} jobs, GPU busy {:.1}% of the engine's uptime, {}",
+            "{workers} worker(s), a/b/c on the {}: {jobs} jobs, GPU busy {:.1}% of the engine's uptime, {}",
+            if abc_on_gpu { "GPU" } else { "CPU" },
             100.0 * status.gpus[0].busy_fraction,
             status.gpus[0].name
         );

@@ -8,11 +8,15 @@
 //! - [`ShaCircuit`]: chained SHA-256 compressions, bit-heavy like PoRep.
 //! - [`MixCircuit`]: `a * b = c` constraints over a chosen fraction of bit values.
 //! - [`TestCircuit`]: either of them, chosen by name.
+//! - [`InterleavedCircuit`]: a few constraints in the layouts that matter to recorded
+//!   matrices (inputs between constraints, parts merged with `extend`); not of size 2^N.
 
+mod interleaved;
 mod mix;
 mod named;
 mod sha;
 
+pub use self::interleaved::InterleavedCircuit;
 pub use self::mix::MixCircuit;
 pub use self::named::{TestCircuit, TestCircuitError};
 pub use self::sha::{

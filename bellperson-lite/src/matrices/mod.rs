@@ -156,9 +156,52 @@ impl ConstraintMatrices {
     /// The proving assignment for `witness`: `A w`, `B w`, `C w` (in parallel) with the
     /// densities and the witness itself, identical to a full synthesis of the same circuit.
     pub fn assignment(&self, witness: Witness) -> Result<ProvingAssignment, MatrixError> {
+        let mut assignment = self.witness_assignment(witness)?;
+        self.fill_products(&mut assignment)?;
+        Ok(assignment)
+    }
+
+    /// [`Self::assignment`] without the products: the densities and the witness, with `a`,
+    /// `b` and `c` left empty for a prover that evaluates the matrices itself (the GPU, from
+    /// the matrices it holds). [`Self::fill_products`] completes it for any other prover; a
+    /// prover given it as it is refuses it (no constraints: its domain does not match the
+    /// parameters), so it cannot become a wrong proof.
+    pub fn witness_assignment(&self, witness: Witness) -> Result<ProvingAssignment, MatrixError> {
+        self.check_witness(&witness.inputs, &witness.aux)?;
+        Ok(ProvingAssignment {
+            a_aux_density: self.a_aux_density.clone(),
+            b_input_density: self.b_input_density.clone(),
+            b_aux_density: self.b_aux_density.clone(),
+            a: Vec::new(),
+            b: Vec::new(),
+            c: Vec::new(),
+            input_assignment: witness.inputs,
+            aux_assignment: witness.aux,
+        })
+    }
+
+    /// Computes `a`, `b` and `c` of an assignment made by [`Self::witness_assignment`] (or
+    /// recomputes them), from its witness.
+    pub fn fill_products(&self, assignment: &mut ProvingAssignment) -> Result<(), MatrixError> {
+        let (inputs, aux) = (&assignment.input_assignment, &assignment.aux_assignment);
+        self.check_witness(inputs, aux)?;
+        let (a, (b, c)) = rayon::join(
+            || self.product(&self.a, inputs, aux),
+            || {
+                rayon::join(
+                    || self.product(&self.b, inputs, aux),
+                    || self.product(&self.c, inputs, aux),
+                )
+            },
+        );
+        (assignment.a, assignment.b, assignment.c) = (a, b, c);
+        Ok(())
+    }
+
+    fn check_witness(&self, inputs: &[Scalar], aux: &[Scalar]) -> Result<(), MatrixError> {
         for (what, expected, actual) in [
-            ("inputs", self.num_inputs, witness.inputs.len()),
-            ("aux variables", self.num_aux, witness.aux.len()),
+            ("inputs", self.num_inputs, inputs.len()),
+            ("aux variables", self.num_aux, aux.len()),
         ] {
             if expected != actual {
                 return Err(MatrixError::WitnessShape {
@@ -168,32 +211,14 @@ impl ConstraintMatrices {
                 });
             }
         }
-        let (a, (b, c)) = rayon::join(
-            || self.product(&self.a, &witness),
-            || {
-                rayon::join(
-                    || self.product(&self.b, &witness),
-                    || self.product(&self.c, &witness),
-                )
-            },
-        );
-        Ok(ProvingAssignment {
-            a_aux_density: self.a_aux_density.clone(),
-            b_input_density: self.b_input_density.clone(),
-            b_aux_density: self.b_aux_density.clone(),
-            a,
-            b,
-            c,
-            input_assignment: witness.inputs,
-            aux_assignment: witness.aux,
-        })
+        Ok(())
     }
 
     /// `m w`, rows in parallel. The terms are added in their recorded order, as a full
     /// synthesis adds them (the sum is the same in any order; the order only matters for
     /// speed). Coefficients one and minus one cost an addition; witness values zero and one
     /// (bits are most of a Filecoin witness) cost nothing and an addition.
-    fn product(&self, m: &SparseRows, w: &Witness) -> Vec<Scalar> {
+    fn product(&self, m: &SparseRows, inputs: &[Scalar], aux: &[Scalar]) -> Vec<Scalar> {
         let rows = m.row_ends.len();
         let mut out = vec![Scalar::ZERO; rows];
         const CHUNK: usize = 1 << 12;
@@ -205,9 +230,9 @@ impl ConstraintMatrices {
                     for t in m.row(chunk * CHUNK + i) {
                         let col = m.cols[t] as usize;
                         let value = if col < self.num_inputs {
-                            &w.inputs[col]
+                            &inputs[col]
                         } else {
-                            &w.aux[col - self.num_inputs]
+                            &aux[col - self.num_inputs]
                         };
                         // Plain comparison: `is_zero` is constant-time and much slower.
                         if *value == Scalar::ZERO {

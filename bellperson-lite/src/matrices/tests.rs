@@ -5,7 +5,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 
 use super::*;
-use crate::circuits::{MixCircuit, ShaCircuit};
+use crate::circuits::{InterleavedCircuit, MixCircuit, ShaCircuit};
 use crate::generator::generate_random_parameters;
 use crate::prover::prove_from_assignments;
 use crate::synthesis::synthesize_circuit;
@@ -36,51 +36,6 @@ fn check_same<C: Circuit<Scalar> + Clone>(what: &str, circuit: C) -> ConstraintM
     matrices
 }
 
-/// Inputs allocated between constraints, a zero coefficient, a repeated variable, and parts
-/// synthesized separately and merged with `extend` (as Filecoin circuits do).
-#[derive(Clone)]
-struct Interleaved {
-    values: Vec<u64>,
-}
-
-impl Interleaved {
-    fn part<CS: ConstraintSystem<Scalar>>(
-        cs: &mut CS,
-        values: &[u64],
-    ) -> Result<(), SynthesisError> {
-        for &v in values {
-            let x = cs.alloc(|| "x", || Ok(Scalar::from(v)))?;
-            let sq = cs.alloc_input(|| "x^2", || Ok(Scalar::from(v * v)))?;
-            cs.enforce(|| "x*x=sq", |lc| lc + x, |lc| lc + x, |lc| lc + sq);
-            let y = cs.alloc(|| "y", || Ok(Scalar::from(3 * v)))?;
-            // 3x = y, written with a repeated term and a zero-coefficient term.
-            cs.enforce(
-                || "x+x+x=y",
-                |lc| lc + x + x + (Scalar::from(2u64), x) - x + (Scalar::ZERO, y),
-                |lc| lc + CS::one(),
-                |lc| lc + y,
-            );
-        }
-        Ok(())
-    }
-}
-
-impl Circuit<Scalar> for Interleaved {
-    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
-        if !CS::is_extensible() {
-            return Self::part(cs, &self.values);
-        }
-        Self::part(cs, &self.values[..1])?;
-        for chunk in self.values[1..].chunks(2) {
-            let mut part = CS::new();
-            part.alloc_input(|| "temporary one", || Ok(Scalar::ONE))?;
-            Self::part(&mut part, chunk)?;
-            cs.extend(&part);
-        }
-        Ok(())
-    }
-}
-
 #[test]
 fn same_assignment_as_full_synthesis() {
     for log in [10, 12, 16] {
@@ -94,7 +49,7 @@ fn same_assignment_as_full_synthesis() {
     }
     let m = check_same(
         "interleaved inputs and extend",
-        Interleaved {
+        InterleavedCircuit {
             values: vec![2, 3, 4, 5, 6],
         },
     );
@@ -165,5 +120,36 @@ fn recording_needs_no_values() {
     assert!(matches!(
         synthesize_witness(Blank),
         Err(SynthesisError::AssignmentMissing)
+    ));
+}
+
+#[test]
+fn a_witness_assignment_is_completed_by_fill_products_and_refused_without() {
+    let mut rng = ChaCha20Rng::seed_from_u64(6);
+    let c = MixCircuit::new(8, 0.5, 3);
+    let params = generate_random_parameters(c.clone(), &mut rng).unwrap();
+    let matrices = record_matrices(c.clone()).unwrap();
+    let mut partial = matrices
+        .witness_assignment(synthesize_witness(c.clone()).unwrap())
+        .unwrap();
+    assert_eq!(partial.num_constraints(), 0, "a, b and c are left empty");
+    let (r, s) = ([Scalar::random(&mut rng)], [Scalar::random(&mut rng)]);
+    // As it is, a prover refuses it rather than prove without the constraints.
+    let refused = prove_from_assignments(vec![partial.clone()], &params, &r, &s);
+    assert!(
+        matches!(refused, Err(crate::ProverError::ParamsMismatch { .. })),
+        "{refused:?}"
+    );
+    matrices.fill_products(&mut partial).unwrap();
+    assert_eq!(partial, synthesize_circuit(c).unwrap());
+    assert!(prove_from_assignments(vec![partial], &params, &r, &s).is_ok());
+    // fill_products checks the witness's shape too.
+    let mut other = record_matrices(ShaCircuit::new(10, 1))
+        .unwrap()
+        .witness_assignment(synthesize_witness(ShaCircuit::new(10, 1)).unwrap())
+        .unwrap();
+    assert!(matches!(
+        matrices.fill_products(&mut other),
+        Err(MatrixError::WitnessShape { .. })
     ));
 }

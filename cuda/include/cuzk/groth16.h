@@ -98,6 +98,38 @@ int cuzk_groth16_params_resident(const cuzk_groth16_params_t* params);
  * accepted. */
 void cuzk_groth16_params_destroy(cuzk_groth16_params_t* params);
 
+/* One constraint matrix in compressed sparse rows: row r holds the terms
+ * [row_ends[r - 1], row_ends[r]) (from 0 for row 0); a term is a column (`cols`: inputs first,
+ * then aux variables) and an index into the coefficient table (`coeffs`). */
+typedef struct cuzk_sparse_rows_t {
+    const uint64_t* row_ends;
+    const uint32_t* cols;
+    const uint32_t* coeffs;
+    size_t terms;
+} cuzk_sparse_rows_t;
+
+/* A circuit shape's constraint matrices A, B and C on one device (opaque). */
+typedef struct cuzk_groth16_matrices cuzk_groth16_matrices_t;
+
+/* Puts the matrices of a circuit shape (`num_constraints` rows each, over `num_inputs` inputs
+ * and `num_aux` aux variables; `coeff_table` holds `coeff_len` distinct coefficients, blst
+ * Montgomery form) on the device of `locks` (null: the process-wide locks of `device`), resident
+ * and reserved from its VRAM budget until destroyed. Every row end, column and coefficient index
+ * is checked; matrices that do not fit what is left of the budget are an error (the caller
+ * then computes a, b and c itself). The host arrays may be released after this call. */
+cuzk_error_t cuzk_groth16_matrices_create(cuzk_gpu_locks_t* locks, int device, size_t num_inputs, size_t num_aux,
+                                          size_t num_constraints, const cuzk_sparse_rows_t* a,
+                                          const cuzk_sparse_rows_t* b, const cuzk_sparse_rows_t* c,
+                                          const cuzk_fr_t* coeff_table, size_t coeff_len,
+                                          cuzk_groth16_matrices_t** out);
+
+/* The VRAM bytes the matrices hold (0 for null). */
+size_t cuzk_groth16_matrices_bytes(const cuzk_groth16_matrices_t* matrices);
+
+/* Frees the device copy and its reservation. No proof may be using the handle. Null is
+ * accepted. */
+void cuzk_groth16_matrices_destroy(cuzk_groth16_matrices_t* matrices);
+
 /* The scalars of one G1 MSM over a query vector of `len` points, split on the CPU: bit k of
  * `ones` (64-bit words, bit k % 64 of word k / 64, at least ceil(len / 64) words) is set when
  * point k's scalar is one; `other_index[j]` < len is the point of `other_scalars[j]` (blst
@@ -114,7 +146,12 @@ typedef struct cuzk_msm_split_t {
 /* One circuit's inputs to the GPU part: the evaluations of A, B and C on the domain (`abc_len`
  * each, at most the domain size; the rest is zero) and the split scalars of the l, a and b_g1
  * MSMs, whose lengths are those of the parameters' vectors. With `b_g2_on_gpu` non-zero the
- * b_g1 split is also summed over b_g2 (the parameters must carry b_g2). */
+ * b_g1 split is also summed over b_g2 (the parameters must carry b_g2).
+ *
+ * With `matrices` non-null, a, b and c must be null and `abc_len` 0: the GPU evaluates
+ * a = A w, b = B w, c = C w itself, with the witness w read from the splits (the inputs are the
+ * first num_inputs points of the a split, the aux values the l split, which then must have one
+ * point per aux variable). Only the splits are uploaded. */
 typedef struct cuzk_groth16_circuit_t {
     const cuzk_fr_t* a;
     const cuzk_fr_t* b;
@@ -124,6 +161,7 @@ typedef struct cuzk_groth16_circuit_t {
     cuzk_msm_split_t a_query;
     cuzk_msm_split_t b_g1;
     int b_g2_on_gpu;
+    const cuzk_groth16_matrices_t* matrices;
 } cuzk_groth16_circuit_t;
 
 /* The GPU's results for one circuit (Jacobian, blst_p1 / blst_p2 layouts). `b_g2` is the
@@ -144,7 +182,9 @@ typedef struct cuzk_groth16_timings_t {
     float upload_ms;
     /* Waiting for the compute lock. */
     float wait_compute_ms;
-    /* Kernels, timed with CUDA events on the worker's stream. */
+    /* Kernels, timed with CUDA events on the worker's stream: a, b and c from the matrices
+     * (circuits with `matrices` only), then the H pipeline and the MSMs. */
+    float abc_ms;
     float ntt_ms;
     float msm_h_ms;
     float msm_l_ms;

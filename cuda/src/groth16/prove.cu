@@ -11,6 +11,7 @@
 
 #include "cuzk/groth16.h"
 #include "groth16/locks.cuh"
+#include "groth16/matrices.cuh"
 #include "groth16/params.cuh"
 #include "msm/msm.cuh"
 #include "ntt/ntt.cuh"
@@ -88,11 +89,13 @@ struct device_split_t {
     }
 };
 
-// The VRAM one circuit's proof holds at its peak: a, b, c, the split inputs, the streaming
-// buffer for non-resident parameters, and the largest scratch of the MSMs (they run one after
-// another on one stream, so their scratch memory is reused).
+// The VRAM one circuit's proof holds at its peak: a, b, c, the witness when the GPU evaluates
+// the matrices, the split inputs, the streaming buffer for non-resident parameters, and the
+// largest scratch of the MSMs (they run one after another on one stream, so their scratch
+// memory is reused).
 size_t working_set(const params_t& p, const cuzk_groth16_circuit_t& c, size_t n) {
     size_t bytes = 3 * n * sizeof(fr_t) + sizeof(cuzk_groth16_sums_t);
+    if (c.matrices) bytes += c.matrices->num_variables() * sizeof(fr_t);
     bytes += device_split_t::bytes(c.l, p.l.len) + device_split_t::bytes(c.a_query, p.a.len) +
              device_split_t::bytes(c.b_g1, p.b_g1.len);
     if (!p.resident) bytes += p.largest_bytes();
@@ -134,9 +137,17 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
     t.wait_memory_ms += ms_since(t0);
     auto t1 = std::chrono::steady_clock::now();
     dev_ptr_t<fr_t> d_a(n, s), d_b(n, s), d_c(n, s);
-    upload_padded(d_a, c.a, c.abc_len, n, locks.staging, s);
-    upload_padded(d_b, c.b, c.abc_len, n, locks.staging, s);
-    upload_padded(d_c, c.c, c.abc_len, n, locks.staging, s);
+    // The witness, when a, b and c come from the matrices on the device.
+    dev_ptr_t<fr_t> d_w(c.matrices ? c.matrices->num_variables() : 0, s);
+    const size_t abc_len = c.matrices ? c.matrices->num_constraints : c.abc_len;
+    if (c.matrices) {
+        for (fr_t* d : {d_a.get(), d_b.get(), d_c.get()})
+            if (n > abc_len) CUZK_CUDA_CHECK(cudaMemsetAsync(d + abc_len, 0, (n - abc_len) * sizeof(fr_t), s));
+    } else {
+        upload_padded(d_a, c.a, c.abc_len, n, locks.staging, s);
+        upload_padded(d_b, c.b, c.abc_len, n, locks.staging, s);
+        upload_padded(d_c, c.c, c.abc_len, n, locks.staging, s);
+    }
     device_split_t l(c.l, p.l.len, locks.staging, s), a(c.a_query, p.a.len, locks.staging, s),
         b(c.b_g1, p.b_g1.len, locks.staging, s);
     dev_ptr_t<jacobian_t> d_sums(4, s);
@@ -155,11 +166,17 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
         never_launched_kernel<<<0, 1, 0, s>>>();  // an invalid configuration: a real launch error
         CUZK_LAUNCH_CHECK();
     }
-    event_t e[7];
+    event_t e[8];
+    e[7].record(s);
+    if (c.matrices) {
+        witness_from_splits(*c.matrices, a.ones, a.index, a.scalars, a.count, l.ones, l.index, l.scalars, l.count, d_w,
+                            s);
+        evaluate_matrices(*c.matrices, d_w, d_a, d_b, d_c, s);
+    }
     e[0].record(s);
     CUZK_CUDA_CHECK(cudaMemsetAsync(d_unsatisfied, 0xff, sizeof(uint32_t), s));
-    if (c.abc_len) {
-        unsatisfied_kernel<<<msm::blocks_for(c.abc_len, 256), 256, 0, s>>>(d_a, d_b, d_c, c.abc_len, d_unsatisfied);
+    if (abc_len) {
+        unsatisfied_kernel<<<msm::blocks_for(abc_len, 256), 256, 0, s>>>(d_a, d_b, d_c, abc_len, d_unsatisfied);
         CUZK_LAUNCH_CHECK();
     }
     ntt::h_pipeline(d_a, d_b, d_c, log_n, s);
@@ -187,6 +204,7 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
     CUZK_CUDA_CHECK(cudaMemcpyAsync(&out.b_g2, d_b_g2.get(), sizeof(g2_jacobian_t), cudaMemcpyDeviceToHost, s));
     CUZK_CUDA_CHECK(cudaMemcpyAsync(&unsatisfied, d_unsatisfied.get(), sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
     s.sync();
+    t.abc_ms += e[0].since(e[7]);
     t.ntt_ms += e[1].since(e[0]);
     t.msm_h_ms += e[2].since(e[1]);
     t.msm_l_ms += e[3].since(e[2]);
@@ -210,6 +228,22 @@ std::unique_ptr<cuzk_groth16_pending> start(cuzk_gpu_locks* given, const params_
         CUZK_REQUIRE(c.abc_len <= n, "groth16: circuit " + std::to_string(i) + " has " + std::to_string(c.abc_len) +
                                          " constraints, more than the parameters' domain of " + std::to_string(n));
         CUZK_REQUIRE(c.abc_len == 0 || (c.a && c.b && c.c), "groth16: null a, b or c evaluations");
+        if (c.matrices) {
+            const groth16::matrices_t& m = *c.matrices;
+            const std::string which = "groth16: circuit " + std::to_string(i) + ": ";
+            CUZK_REQUIRE(c.abc_len == 0 && !c.a && !c.b && !c.c,
+                         which + "a, b and c are given although the GPU evaluates the matrices");
+            CUZK_REQUIRE(m.device == p->device, which + "the matrices are on another GPU than the parameters");
+            CUZK_REQUIRE(m.num_constraints <= n, which + std::to_string(m.num_constraints) +
+                                                     " constraints, more than the parameters' domain of " +
+                                                     std::to_string(n));
+            CUZK_REQUIRE(p->l.len == m.num_aux, which + "the matrices have " + std::to_string(m.num_aux) +
+                                                    " aux variables, the parameters' l vector " +
+                                                    std::to_string(p->l.len) + " points");
+            CUZK_REQUIRE(p->a.len >= m.num_inputs, which + "the matrices have " + std::to_string(m.num_inputs) +
+                                                       " inputs, more than the parameters' a vector's " +
+                                                       std::to_string(p->a.len) + " points");
+        }
         check_split(c.l, p->l.len, "l");
         check_split(c.a_query, p->a.len, "a");
         check_split(c.b_g1, p->b_g1.len, "b_g1");

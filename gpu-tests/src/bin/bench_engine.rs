@@ -5,8 +5,10 @@
 //! `$OUT/bench_engine.json` when `OUT` is set.
 //!
 //! Usage: `bench_engine [LOG] [TIMED_JOBS] [--circuit sha|mix] [--devices 0,1]
-//! [--concurrency 1,2,4,8,16] [--workers 1,2,3,4] [--b-g2 auto|cpu|gpu]` (`--devices`: GPU
-//! ordinals, default every visible GPU; several GPUs need more jobs in flight than one).
+//! [--concurrency 1,2,4,8,16] [--workers 1,2,3,4] [--b-g2 auto|cpu|gpu] [--abc gpu|cpu]`
+//! (`--devices`: GPU ordinals, default every visible GPU; several GPUs need more jobs in
+//! flight than one; `--abc`: where a, b and c are evaluated from the constraint matrices,
+//! `gpus.matrices_on_gpu`, default gpu).
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -14,6 +16,15 @@ use std::time::Instant;
 
 use cuzk_core::sweep::{render_table, run_sweep, to_json, SweepPlan};
 use cuzk_core::Config;
+
+/// `--abc gpu|cpu`: whether the GPUs evaluate a, b and c from their copy of the matrices.
+fn abc_on_gpu(value: &str) -> Result<bool, String> {
+    match value {
+        "gpu" => Ok(true),
+        "cpu" => Ok(false),
+        other => Err(format!("--abc {other}: gpu or cpu")),
+    }
+}
 
 /// The plan and the GPUs from the command line.
 fn parse_args() -> Result<(SweepPlan, Config), String> {
@@ -41,6 +52,7 @@ fn parse_args() -> Result<(SweepPlan, Config), String> {
                 config.gpus.devices = list(value()?)?.into_iter().map(|d| d as u32).collect()
             }
             "--b-g2" => config.gpus.b_g2 = value()?.parse()?,
+            "--abc" => config.gpus.matrices_on_gpu = abc_on_gpu(&value()?)?,
             "--concurrency" => plan.concurrency = list(value()?)?,
             "--workers" => plan.workers = list(value()?)?,
             number if !number.starts_with("--") && positional < 2 => {
@@ -70,10 +82,11 @@ fn main() -> ExitCode {
     };
     let (log_size, timed_jobs) = (plan.log_size, plan.timed_jobs);
     println!(
-        "bench_engine: {} 2^{log_size}, {timed_jobs} timed jobs per point, {} synthesis threads, B_G2 {:?}, GPUs {}",
+        "bench_engine: {} 2^{log_size}, {timed_jobs} timed jobs per point, {} synthesis threads, B_G2 {:?}, a/b/c on the {}, GPUs {}",
         plan.circuit,
         config.synthesis_threads(),
         config.gpus.b_g2,
+        if config.gpus.matrices_on_gpu { "GPU" } else { "CPU" },
         if config.gpus.devices.is_empty() {
             "all".to_string()
         } else {

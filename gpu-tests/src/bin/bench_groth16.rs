@@ -22,7 +22,7 @@ use blstrs::Scalar;
 use ff::Field;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
-use supraseal_c2::groth16::{self, CircuitInputs, GpuLocks, GpuTimings};
+use supraseal_c2::groth16::{self, CircuitInputs, Evaluations, GpuLocks, GpuTimings};
 
 const RUNS: usize = 3;
 
@@ -154,9 +154,11 @@ fn main() -> ExitCode {
                 ("random data", &random, &random, &random),
             ] {
                 let inputs = CircuitInputs {
-                    a: ea,
-                    b: eb,
-                    c: ec,
+                    evaluations: Evaluations::Host {
+                        a: ea,
+                        b: eb,
+                        c: ec,
+                    },
                     l: &l,
                     a_query: &a,
                     b_g1: &b,

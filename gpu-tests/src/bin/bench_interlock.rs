@@ -10,7 +10,12 @@
 //! (`$OUT/interlock_<circuit>_<workers>w.svg`: one lane per worker with its phases, the
 //! finalizers, and the GPU).
 //!
-//! Usage: `bench_interlock [sha|mix] [LOG] [PROOFS]` (default sha 22 24).
+//! Each worker count runs twice: with a, b and c computed on the host and uploaded, and with
+//! the circuit's constraint matrices resident on the GPU, where a, b and c are evaluated from
+//! the witness (the replayed copies then carry the witness only).
+//!
+//! Usage: `bench_interlock [sha|mix] [LOG] [PROOFS] [host|device|both]` (default sha 22 24
+//! both).
 
 use std::fmt::Write as _;
 use std::process::ExitCode;
@@ -20,14 +25,17 @@ use std::time::{Duration, Instant};
 
 use bellperson_lite::circuits::TestCircuit;
 use bellperson_lite::generator::{BenchmarkSrs, CircuitShape};
-use bellperson_lite::gpu::{device_params, prove_start};
+use bellperson_lite::gpu::{
+    device_matrices, device_params, prove_start_on, G2Placement, GpuTarget,
+};
+use bellperson_lite::matrices::{record_matrices, synthesize_witness};
 use bellperson_lite::prover::PhaseTimings;
 use bellperson_lite::synthesis::{synthesize_circuit, ProvingAssignment};
 use blstrs::Scalar;
 use ff::Field;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
-use supraseal_c2::groth16::{DeviceParams, GpuLocks};
+use supraseal_c2::groth16::{DeviceMatrices, DeviceParams, GpuLocks};
 
 const FINALIZERS: usize = 2;
 /// Threads making the copies of the circuit that stand in for fresh syntheses. A copy of a
@@ -50,7 +58,7 @@ struct Trace {
 impl Trace {
     fn kernels(&self) -> f64 {
         let t = &self.t;
-        (t.ntt + t.msm_h + t.msm_l + t.msm_a + t.msm_b_g1 + t.msm_b_g2_gpu).as_secs_f64()
+        (t.abc + t.ntt + t.msm_h + t.msm_l + t.msm_a + t.msm_b_g1 + t.msm_b_g2_gpu).as_secs_f64()
     }
 }
 
@@ -69,8 +77,15 @@ fn run_point(
     assignment: &ProvingAssignment,
     srs: &Arc<BenchmarkSrs>,
     dp: &DeviceParams,
+    matrices: Option<&DeviceMatrices>,
     locks: &GpuLocks,
 ) -> Result<Point, String> {
+    let target = GpuTarget {
+        device_params: dp,
+        locks: Some(locks),
+        b_g2: G2Placement::Auto,
+        matrices,
+    };
     let (input_tx, input_rx) = crossbeam_channel::bounded::<ProvingAssignment>(workers + 1);
     let (done_tx, done_rx) = crossbeam_channel::bounded(FINALIZERS);
     let made = AtomicUsize::new(0);
@@ -100,7 +115,7 @@ fn run_point(
                 for a in input_rx {
                     let taken = Instant::now();
                     let (r, s) = ([Scalar::random(&mut rng)], [Scalar::random(&mut rng)]);
-                    match prove_start(vec![a], srs, dp, Some(locks), &r, &s) {
+                    match prove_start_on(target, vec![a], srs, &r, &s) {
                         Ok(pending) => {
                             let gpu_end = Instant::now();
                             if done_tx.send((worker, taken, gpu_end, pending)).is_err() {
@@ -282,6 +297,15 @@ fn main() -> ExitCode {
     let kind = args.next().unwrap_or_else(|| "sha".into());
     let log: u32 = args.next().and_then(|a| a.parse().ok()).unwrap_or(22);
     let proofs: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(24);
+    let modes: &[&str] = match args.next().as_deref() {
+        None | Some("both") => &["host", "device"],
+        Some("host") => &["host"],
+        Some("device") => &["device"],
+        Some(other) => {
+            eprintln!("evaluations `{other}`: host, device or both");
+            return ExitCode::FAILURE;
+        }
+    };
     let t = Instant::now();
     let circuit = match TestCircuit::by_name(&kind, log, 1) {
         Ok(c) => c,
@@ -290,7 +314,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let assignment = synthesize_circuit(circuit).expect("synthesis");
+    let assignment = synthesize_circuit(circuit.clone()).expect("synthesis");
     println!(
         "{kind} 2^{log}: synthesized once in {:.1} s, replayed {proofs} times per point",
         t.elapsed().as_secs_f64()
@@ -307,33 +331,53 @@ fn main() -> ExitCode {
     let dp = device_params(&locks, Arc::clone(&srs)).expect("device parameters");
     let out = std::env::var_os("OUT").map(std::path::PathBuf::from);
     let mut rows = Vec::new();
-    for workers in 1..=4 {
-        match run_point(workers, proofs, &assignment, &srs, &dp, &locks) {
-            Ok(p) => {
-                if let Some(dir) = &out {
-                    let title = format!(
-                        "{kind} 2^{log}, {workers} GPU worker(s), {FINALIZERS} finalizers: {:.1} ms/proof, GPU busy {:.1}%",
-                        p.seconds_per_proof * 1e3,
-                        p.busy_window * 100.0
-                    );
-                    let path = dir.join(format!("interlock_{kind}{log}_{workers}w.svg"));
-                    if let Err(e) = std::fs::write(&path, svg(&title, &p)) {
-                        eprintln!("cannot write {}: {e}", path.display());
+    for &mode in modes {
+        // With matrices on the device, the replayed copies carry the witness only.
+        let (input, on_device) = if mode == "device" {
+            let t = Instant::now();
+            let matrices = record_matrices(circuit.clone()).expect("recording the matrices");
+            let witness = matrices
+                .witness_assignment(synthesize_witness(circuit.clone()).expect("witness"))
+                .expect("witness assignment");
+            let dm = device_matrices(&locks, &matrices).expect("matrices on the GPU");
+            println!(
+                "matrices recorded and put on the GPU in {:.1} s ({:.0} MB of VRAM)",
+                t.elapsed().as_secs_f64(),
+                dm.bytes() as f64 / 1e6
+            );
+            (witness, Some(dm))
+        } else {
+            (assignment.clone(), None)
+        };
+        for workers in 1..=4 {
+            match run_point(workers, proofs, &input, &srs, &dp, on_device.as_ref(), &locks) {
+                Ok(p) => {
+                    if let Some(dir) = &out {
+                        let title = format!(
+                            "{kind} 2^{log}, a/b/c on the {mode}, {workers} GPU worker(s), {FINALIZERS} finalizers: {:.1} ms/proof, GPU busy {:.1}%",
+                            p.seconds_per_proof * 1e3,
+                            p.busy_window * 100.0
+                        );
+                        let path =
+                            dir.join(format!("interlock_{kind}{log}_{mode}_{workers}w.svg"));
+                        if let Err(e) = std::fs::write(&path, svg(&title, &p)) {
+                            eprintln!("cannot write {}: {e}", path.display());
+                        }
                     }
+                    rows.push((mode, p));
                 }
-                rows.push(p);
-            }
-            Err(e) => {
-                eprintln!("{workers} workers: {e}");
-                return ExitCode::FAILURE;
+                Err(e) => {
+                    eprintln!("{mode}, {workers} workers: {e}");
+                    return ExitCode::FAILURE;
+                }
             }
         }
     }
     println!("\n{kind} 2^{log}: steady state after {proofs} replayed proofs per point");
-    println!("workers  ms/proof  kernels/proof  ratio  GPU busy (window)  GPU busy (lock counter, whole run)");
-    for p in &rows {
+    println!("a,b,c   workers  ms/proof  kernels/proof  ratio  GPU busy (window)  GPU busy (lock counter, whole run)");
+    for (mode, p) in &rows {
         println!(
-            "{:>7} {:>9.1} {:>14.1} {:>6.3} {:>17.1}% {:>20.1}%",
+            "{mode:<7} {:>7} {:>9.1} {:>14.1} {:>6.3} {:>17.1}% {:>20.1}%",
             p.workers,
             p.seconds_per_proof * 1e3,
             p.kernels_per_proof * 1e3,

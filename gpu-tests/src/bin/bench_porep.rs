@@ -5,7 +5,8 @@
 //!
 //! Usage: `bench_porep [--cpu] [--devices 0,1] [--workers N] [--no-reference] [--runs N]
 //! [--reference-runs N] [--concurrency 1,2,4] [--timed-jobs N] [--param-cache DIR]
-//! [--b-g2 auto|cpu|gpu]`
+//! [--b-g2 auto|cpu|gpu] [--abc gpu|cpu]` (`--abc`: where a, b and c are evaluated from the
+//! constraint matrices, `gpus.matrices_on_gpu`; default gpu)
 //!
 //! cuzk proves on the GPU when built with `cuda` and a GPU is present, on the CPU otherwise
 //! or with `--cpu`. The JSON goes to `$OUT/bench_porep.json` when `OUT` is set.
@@ -43,6 +44,8 @@ struct Options {
     param_cache: PathBuf,
     /// Where B's G2 sum runs (`gpus.b_g2`).
     b_g2: G2Placement,
+    /// Whether the GPUs evaluate a, b and c (`gpus.matrices_on_gpu`).
+    abc_on_gpu: bool,
 }
 
 fn options() -> Result<Options, String> {
@@ -57,6 +60,7 @@ fn options() -> Result<Options, String> {
         timed_jobs: 6,
         param_cache: std::env::temp_dir().join("cuzk-bench-porep-params"),
         b_g2: G2Placement::Auto,
+        abc_on_gpu: true,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -77,6 +81,13 @@ fn options() -> Result<Options, String> {
             "--timed-jobs" => o.timed_jobs = number(value()?)?,
             "--param-cache" => o.param_cache = PathBuf::from(value()?),
             "--b-g2" => o.b_g2 = value()?.parse()?,
+            "--abc" => {
+                o.abc_on_gpu = match value()?.as_str() {
+                    "gpu" => true,
+                    "cpu" => false,
+                    other => return Err(format!("--abc {other}: gpu or cpu")),
+                }
+            }
             "--concurrency" => {
                 o.concurrency = value()?
                     .split(',')
@@ -177,6 +188,7 @@ fn run() -> Result<(), String> {
     config.gpus.cpu_only = o.cpu;
     config.gpus.devices = o.devices.clone();
     config.gpus.b_g2 = o.b_g2;
+    config.gpus.matrices_on_gpu = o.abc_on_gpu;
     if o.workers > 0 {
         config.gpus.gpu_workers_per_device = o.workers;
     }

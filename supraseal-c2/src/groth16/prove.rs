@@ -8,20 +8,31 @@ use blstrs::{G1Projective, G2Projective, Scalar};
 use group::Group;
 
 use super::locks::GpuLocks;
+use super::matrices::DeviceMatrices;
 use super::params::DeviceParams;
 use super::upload::{on_uploaded, UploadHook, UploadSignal};
 use crate::error::CudaError;
 use crate::ffi;
 use crate::split::MsmSplit;
 
+/// Where a circuit's evaluations of A, B and C on the domain come from.
+#[derive(Clone, Copy, Debug)]
+pub enum Evaluations<'a> {
+    /// Computed by the host (at most the domain size each, equal lengths) and uploaded.
+    Host {
+        a: &'a [Scalar],
+        b: &'a [Scalar],
+        c: &'a [Scalar],
+    },
+    /// Evaluated on the GPU from its resident matrices, with the witness read from the
+    /// circuit's l split (the aux values) and a split (the inputs, its first points).
+    Device(&'a DeviceMatrices),
+}
+
 /// One circuit's inputs to the GPU part.
 #[derive(Clone, Copy, Debug)]
 pub struct CircuitInputs<'a> {
-    /// The evaluations of A, B and C on the domain (at most the domain size each, equal
-    /// lengths).
-    pub a: &'a [Scalar],
-    pub b: &'a [Scalar],
-    pub c: &'a [Scalar],
+    pub evaluations: Evaluations<'a>,
     pub l: &'a MsmSplit,
     pub a_query: &'a MsmSplit,
     pub b_g1: &'a MsmSplit,
@@ -68,6 +79,8 @@ pub struct GpuTimings {
     pub wait_memory_ms: f32,
     pub upload_ms: f32,
     pub wait_compute_ms: f32,
+    /// a, b and c evaluated from device matrices (zero for host evaluations).
+    pub abc_ms: f32,
     pub ntt_ms: f32,
     pub msm_h_ms: f32,
     pub msm_l_ms: f32,
@@ -143,14 +156,37 @@ fn start_inner(
 ) -> Result<PendingGpu, CudaError> {
     let mut raw = Vec::with_capacity(circuits.len());
     for (i, c) in circuits.iter().enumerate() {
-        if c.a.len() != c.b.len() || c.a.len() != c.c.len() {
-            return Err(CudaError::InvalidArgument(format!(
-                "circuit {i}: a, b and c have {}, {} and {} evaluations",
-                c.a.len(),
-                c.b.len(),
-                c.c.len()
-            )));
-        }
+        let (abc, matrices): ([&[Scalar]; 3], _) = match c.evaluations {
+            Evaluations::Host { a, b, c } => {
+                if a.len() != b.len() || a.len() != c.len() {
+                    return Err(CudaError::InvalidArgument(format!(
+                        "circuit {i}: a, b and c have {}, {} and {} evaluations",
+                        a.len(),
+                        b.len(),
+                        c.len()
+                    )));
+                }
+                ([a, b, c], std::ptr::null())
+            }
+            Evaluations::Device(m) => {
+                if m.device() != params.device() {
+                    return Err(CudaError::InvalidArgument(format!(
+                        "circuit {i}: the matrices are on GPU {}, the parameters on GPU {}",
+                        m.device(),
+                        params.device()
+                    )));
+                }
+                ([&[], &[], &[]], m.as_ptr())
+            }
+        };
+        // Null for absent evaluations, as the library requires with matrices.
+        let ptr = |v: &[Scalar]| {
+            if v.is_empty() {
+                std::ptr::null()
+            } else {
+                v.as_ptr().cast()
+            }
+        };
         for (what, split, len) in [
             ("l", c.l, params.lens()[1]),
             ("a", c.a_query, params.lens()[2]),
@@ -170,14 +206,15 @@ fn start_inner(
             )));
         }
         raw.push(ffi::cuzk_groth16_circuit_t {
-            a: c.a.as_ptr().cast(),
-            b: c.b.as_ptr().cast(),
-            c: c.c.as_ptr().cast(),
-            abc_len: c.a.len(),
+            a: ptr(abc[0]),
+            b: ptr(abc[1]),
+            c: ptr(abc[2]),
+            abc_len: abc[0].len(),
             l: split_view(c.l),
             a_query: split_view(c.a_query),
             b_g1: split_view(c.b_g1),
             b_g2_on_gpu: i32::from(c.b_g2_on_gpu),
+            matrices,
         });
     }
     let locks_ptr = locks
@@ -192,8 +229,9 @@ fn start_inner(
         None => (None, std::ptr::null_mut()),
     };
     let mut ptr: *mut ffi::cuzk_groth16_pending_t = std::ptr::null_mut();
-    // SAFETY: every pointer in `raw` points into the borrowed circuits, valid for the lengths
-    // given, and the library stops using them before it returns; Scalar has blst_fr's layout;
+    // SAFETY: every pointer in `raw` points into the borrowed circuits (or is a borrowed
+    // DeviceMatrices handle), valid for the lengths given, and the library stops using them
+    // before it returns; Scalar has blst_fr's layout;
     // the locks and params handles are alive (borrowed); `ctx` points to `hook`, which
     // outlives the call, and `on_uploaded` only reads it.
     unsafe {
@@ -233,6 +271,7 @@ impl PendingGpu {
             wait_memory_ms: 0.0,
             upload_ms: 0.0,
             wait_compute_ms: 0.0,
+            abc_ms: 0.0,
             ntt_ms: 0.0,
             msm_h_ms: 0.0,
             msm_l_ms: 0.0,
@@ -278,6 +317,7 @@ impl PendingGpu {
                 wait_memory_ms: t.wait_memory_ms,
                 upload_ms: t.upload_ms,
                 wait_compute_ms: t.wait_compute_ms,
+                abc_ms: t.abc_ms,
                 ntt_ms: t.ntt_ms,
                 msm_h_ms: t.msm_h_ms,
                 msm_l_ms: t.msm_l_ms,

@@ -1,0 +1,417 @@
+//! Constraint matrices on the GPU: proofs whose a, b and c the GPU evaluates from resident
+//! matrices (the host synthesizes only the witness) must be byte-identical to the CPU
+//! prover's proofs of the fully synthesized circuit, for every placement of B's G2 sum, for
+//! batches, for circuits with inputs between constraints and parts merged with `extend`, and
+//! for witnesses of all zeros, all ones, or no aux variable. An unsatisfied witness is
+//! reported as such; corrupt matrices, a witness of another shape, evaluations given twice
+//! and matrices too large for the VRAM budget are typed errors. Fresh random circuits and
+//! randomness each run (seed printed); CUZK_SMALL=1 cuts the sizes down.
+#![cfg(feature = "cuda")]
+
+use std::sync::Arc;
+
+use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
+use bellperson_lite::circuits::{InterleavedCircuit, MixCircuit, ShaCircuit};
+use bellperson_lite::generator::{generate_random_parameters, BenchmarkSrs, CircuitShape};
+use bellperson_lite::gpu::{
+    device_matrices, device_params, prove_start_on, G2Placement, GpuTarget,
+};
+use bellperson_lite::matrices::{record_matrices, synthesize_witness, ConstraintMatrices};
+use bellperson_lite::prover::{batch_randomness, prove_from_assignments};
+use bellperson_lite::synthesis::synthesize_circuit;
+use bellperson_lite::verifier::{prepare_verifying_key, verify_proof};
+use bellperson_lite::{Proof, ProverError, ProvingKey};
+use blstrs::Scalar;
+use cuzk_gpu_tests::{rng, small};
+use ff::Field;
+use rand::RngCore;
+use rand_chacha::ChaCha20Rng;
+use supraseal_c2::groth16::{DeviceMatrices, GpuLocks, MatricesRef, SparseRowsRef};
+use supraseal_c2::CudaError;
+
+const DEVICE: i32 = 0;
+
+fn locks() -> GpuLocks {
+    GpuLocks::new(DEVICE, None).expect("GPU locks")
+}
+
+/// Proves `circuits` (one shape) on the CPU from full syntheses, and on the GPU from witness
+/// assignments with the matrices on the device, once per B_G2 placement; asserts equal bytes
+/// and returns the CPU proofs.
+fn compare<C, P>(
+    what: &str,
+    circuits: &[C],
+    params: &Arc<P>,
+    locks: &GpuLocks,
+    rng: &mut ChaCha20Rng,
+) -> Vec<Proof>
+where
+    C: Circuit<Scalar> + Clone,
+    P: ProvingKey + Send + Sync + 'static,
+{
+    let full: Vec<_> = circuits
+        .iter()
+        .map(|c| synthesize_circuit(c.clone()).unwrap())
+        .collect();
+    let matrices = record_matrices(circuits[0].clone()).unwrap();
+    let witnesses: Vec<_> = circuits
+        .iter()
+        .map(|c| {
+            matrices
+                .witness_assignment(synthesize_witness(c.clone()).unwrap())
+                .unwrap()
+        })
+        .collect();
+    let (r, s) = batch_randomness(circuits.len(), rng);
+    let cpu = prove_from_assignments(full, params.as_ref(), &r, &s).expect("CPU proof");
+    let dp = device_params(locks, Arc::clone(params)).expect("device parameters");
+    let dm = device_matrices(locks, &matrices).expect("device matrices");
+    assert!(dm.bytes() > 0);
+    for b_g2 in [G2Placement::Cpu, G2Placement::Auto, G2Placement::Gpu] {
+        let target = GpuTarget {
+            device_params: &dp,
+            locks: Some(locks),
+            b_g2,
+            matrices: Some(&dm),
+        };
+        let (gpu, timings) = prove_start_on(target, witnesses.clone(), params, &r, &s)
+            .and_then(|p| p.finish())
+            .unwrap_or_else(|e| panic!("{what}: GPU proof with device matrices: {e}"));
+        assert_eq!(cpu.len(), gpu.len());
+        for (i, (c, g)) in cpu.iter().zip(&gpu).enumerate() {
+            assert_eq!(
+                c.to_bytes(),
+                g.to_bytes(),
+                "{what}: proof {i} from device matrices (B_G2 {b_g2:?}) differs from the CPU's"
+            );
+        }
+        eprintln!(
+            "{what}: B_G2 {b_g2:?}: equal to the CPU's ({} circuits, total {:?})",
+            gpu.len(),
+            timings.total
+        );
+    }
+    cpu
+}
+
+fn check_verifies<C: Circuit<Scalar> + Clone>(
+    what: &str,
+    circuit: &C,
+    inputs: &[Scalar],
+    rng: &mut ChaCha20Rng,
+    locks: &GpuLocks,
+) {
+    let params = Arc::new(generate_random_parameters(circuit.clone(), rng).unwrap());
+    let proofs = compare(what, std::slice::from_ref(circuit), &params, locks, rng);
+    let pvk = prepare_verifying_key(&params.vk);
+    assert!(
+        verify_proof(&pvk, &proofs[0], inputs).unwrap(),
+        "{what}: proof does not verify"
+    );
+    if let Some(first) = inputs.first() {
+        let mut wrong = inputs.to_vec();
+        wrong[0] = *first + Scalar::ONE;
+        assert!(
+            !verify_proof(&pvk, &proofs[0], &wrong).unwrap(),
+            "{what}: proof verifies with a wrong public input"
+        );
+    }
+}
+
+/// `n` aux variables all equal to `value` (x * x = x, x * 1 = input), one public input.
+#[derive(Clone)]
+struct ConstantCircuit {
+    n: usize,
+    value: bool,
+}
+
+impl Circuit<Scalar> for ConstantCircuit {
+    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let v = if self.value {
+            Scalar::ONE
+        } else {
+            Scalar::ZERO
+        };
+        let input = cs.alloc_input(|| "input", || Ok(v))?;
+        for i in 0..self.n {
+            let x = cs.alloc(|| format!("x{i}"), || Ok(v))?;
+            cs.enforce(|| format!("bit {i}"), |lc| lc + x, |lc| lc + x, |lc| lc + x);
+            cs.enforce(
+                || format!("eq {i}"),
+                |lc| lc + x,
+                |lc| lc + CS::one(),
+                |lc| lc + input,
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Public inputs only: each input times one is itself.
+#[derive(Clone)]
+struct InputsOnlyCircuit {
+    values: Vec<Scalar>,
+}
+
+impl Circuit<Scalar> for InputsOnlyCircuit {
+    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        for (i, v) in self.values.iter().enumerate() {
+            let x = cs.alloc_input(|| format!("x{i}"), || Ok(*v))?;
+            cs.enforce(
+                || format!("c{i}"),
+                |lc| lc + x,
+                |lc| lc + CS::one(),
+                |lc| lc + x,
+            );
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn proofs_from_device_matrices_equal_cpu_proofs_and_verify() {
+    let mut rng = rng();
+    let locks = locks();
+    let log = if small() { 10 } else { 14 };
+    let seed = rng.next_u64();
+    check_verifies(
+        &format!("sha 2^{log}"),
+        &ShaCircuit::new(log, seed),
+        &[ShaCircuit::new(log, seed).public_input()],
+        &mut rng,
+        &locks,
+    );
+    let mix = MixCircuit::new(log, 0.5, rng.next_u64());
+    check_verifies(
+        &format!("mix 2^{log}"),
+        &mix,
+        &[mix.public_input()],
+        &mut rng,
+        &locks,
+    );
+    let values: Vec<u64> = (0..9).map(|_| rng.next_u64() >> 40).collect();
+    let interleaved = InterleavedCircuit { values };
+    check_verifies(
+        "interleaved inputs, extend",
+        &interleaved,
+        &interleaved.public_inputs(),
+        &mut rng,
+        &locks,
+    );
+    for value in [false, true] {
+        check_verifies(
+            &format!("all {}", u8::from(value)),
+            &ConstantCircuit { n: 300, value },
+            &[Scalar::from(u64::from(value))],
+            &mut rng,
+            &locks,
+        );
+    }
+    let values: Vec<Scalar> = (0..5).map(|_| Scalar::random(&mut rng)).collect();
+    check_verifies(
+        "inputs only (no aux variable)",
+        &InputsOnlyCircuit {
+            values: values.clone(),
+        },
+        &values,
+        &mut rng,
+        &locks,
+    );
+}
+
+#[test]
+fn batches_and_benchmark_sizes() {
+    let mut rng = rng();
+    let locks = locks();
+    // A batch of three witnesses of one shape, sharing the matrices.
+    let log = if small() { 10 } else { 12 };
+    let batch: Vec<_> = (0..3)
+        .map(|_| MixCircuit::new(log, 0.3, rng.next_u64()))
+        .collect();
+    let params = Arc::new(generate_random_parameters(batch[0].clone(), &mut rng).unwrap());
+    compare("mix batch of 3", &batch, &params, &locks, &mut rng);
+
+    let cases: Vec<(&str, u32)> = if small() {
+        vec![("sha", 11)]
+    } else {
+        vec![("sha", 16), ("mix", 18), ("sha", 20)]
+    };
+    for (kind, log) in cases {
+        let seed = rng.next_u64();
+        let what = format!("{kind} 2^{log}");
+        if kind == "sha" {
+            let c = ShaCircuit::new(log, seed);
+            let shape = CircuitShape::of(&synthesize_circuit(c.clone()).unwrap());
+            let srs = Arc::new(BenchmarkSrs::new(shape, &mut rng).unwrap());
+            compare(&what, &[c], &srs, &locks, &mut rng);
+        } else {
+            let c = MixCircuit::new(log, MixCircuit::DEFAULT_BIT_FRACTION, seed);
+            let shape = CircuitShape::of(&synthesize_circuit(c.clone()).unwrap());
+            let srs = Arc::new(BenchmarkSrs::new(shape, &mut rng).unwrap());
+            compare(&what, &[c], &srs, &locks, &mut rng);
+        }
+    }
+}
+
+#[test]
+fn an_unsatisfied_witness_is_reported() {
+    let mut rng = rng();
+    let locks = locks();
+    let c = MixCircuit::new(10, 0.5, rng.next_u64());
+    let params = Arc::new(generate_random_parameters(c.clone(), &mut rng).unwrap());
+    let matrices = record_matrices(c.clone()).unwrap();
+    let mut witness = matrices
+        .witness_assignment(synthesize_witness(c).unwrap())
+        .unwrap();
+    let at = witness.aux_assignment.len() / 2;
+    witness.aux_assignment[at] += Scalar::ONE;
+    let dp = device_params(&locks, Arc::clone(&params)).unwrap();
+    let dm = device_matrices(&locks, &matrices).unwrap();
+    let target = GpuTarget {
+        device_params: &dp,
+        locks: Some(&locks),
+        b_g2: G2Placement::Cpu,
+        matrices: Some(&dm),
+    };
+    let (r, s) = batch_randomness(1, &mut rng);
+    let result = prove_start_on(target, vec![witness], &params, &r, &s).and_then(|p| p.finish());
+    match result {
+        Err(ProverError::Unsatisfied { total, .. }) => {
+            assert_eq!(total, matrices.num_constraints())
+        }
+        other => panic!("expected Unsatisfied, got {:?}", other.map(|_| ())),
+    }
+}
+
+fn as_ref(m: &ConstraintMatrices) -> MatricesRef<'_> {
+    let rows = |r: &'_ bellperson_lite::matrices::SparseRows| -> SparseRowsRef<'_> {
+        SparseRowsRef {
+            row_ends: &r.row_ends,
+            cols: &r.cols,
+            coeffs: &r.coeffs,
+        }
+    };
+    MatricesRef {
+        num_inputs: m.num_inputs,
+        num_aux: m.num_aux,
+        a: rows(&m.a),
+        b: rows(&m.b),
+        c: rows(&m.c),
+        coeff_table: &m.coeff_table,
+    }
+}
+
+fn refused(what: &str, result: Result<DeviceMatrices, CudaError>, needle: &str) {
+    match result {
+        Err(e) => {
+            let text = e.to_string();
+            assert!(text.contains(needle), "{what}: `{text}` lacks `{needle}`");
+            eprintln!("{what}: refused: {text}");
+        }
+        Ok(_) => panic!("{what}: accepted"),
+    }
+}
+
+#[test]
+fn bad_matrices_and_mismatched_witnesses_are_typed_errors() {
+    let mut rng = rng();
+    let locks = locks();
+    let c = MixCircuit::new(8, 0.5, rng.next_u64());
+    let m = record_matrices(c.clone()).unwrap();
+    let good = as_ref(&m);
+
+    let mut cols = m.a.cols.to_vec();
+    cols[3] = u32::try_from(m.num_inputs + m.num_aux).unwrap();
+    let bad = MatricesRef {
+        a: SparseRowsRef {
+            cols: &cols,
+            ..good.a
+        },
+        ..good
+    };
+    refused(
+        "column out of range",
+        DeviceMatrices::new(Some(&locks), DEVICE, &bad),
+        "names column",
+    );
+
+    let mut coeffs = m.b.coeffs.to_vec();
+    coeffs[0] = u32::try_from(m.coeff_table.len()).unwrap();
+    let bad = MatricesRef {
+        b: SparseRowsRef {
+            coeffs: &coeffs,
+            ..good.b
+        },
+        ..good
+    };
+    refused(
+        "coefficient out of range",
+        DeviceMatrices::new(Some(&locks), DEVICE, &bad),
+        "names coefficient",
+    );
+
+    let mut ends = m.c.row_ends.to_vec();
+    let last = ends.len() - 1;
+    ends[last] += 1;
+    let bad = MatricesRef {
+        c: SparseRowsRef {
+            row_ends: &ends,
+            ..good.c
+        },
+        ..good
+    };
+    refused(
+        "row ends past the terms",
+        DeviceMatrices::new(Some(&locks), DEVICE, &bad),
+        "terms",
+    );
+
+    let short = &m.b.row_ends[..m.b.row_ends.len() - 1];
+    let bad = MatricesRef {
+        b: SparseRowsRef {
+            row_ends: short,
+            ..good.b
+        },
+        ..good
+    };
+    refused(
+        "fewer rows in B",
+        DeviceMatrices::new(Some(&locks), DEVICE, &bad),
+        "rows",
+    );
+
+    // A budget smaller than the matrices: refused, not waited for.
+    let tiny = GpuLocks::new(DEVICE, Some(1 << 10)).unwrap();
+    refused(
+        "a budget too small",
+        DeviceMatrices::new(Some(&tiny), DEVICE, &good),
+        "do not fit",
+    );
+
+    // A witness of another shape, and evaluations given although the GPU computes them.
+    let params = Arc::new(generate_random_parameters(c.clone(), &mut rng).unwrap());
+    let dp = device_params(&locks, Arc::clone(&params)).unwrap();
+    let dm = DeviceMatrices::new(Some(&locks), DEVICE, &good).unwrap();
+    let target = GpuTarget {
+        device_params: &dp,
+        locks: Some(&locks),
+        b_g2: G2Placement::Cpu,
+        matrices: Some(&dm),
+    };
+    let (r, s) = batch_randomness(1, &mut rng);
+    let other = record_matrices(MixCircuit::new(9, 0.5, 1))
+        .unwrap()
+        .witness_assignment(synthesize_witness(MixCircuit::new(9, 0.5, 1)).unwrap())
+        .unwrap();
+    let err = prove_start_on(target, vec![other], &params, &r, &s).err();
+    assert!(
+        matches!(err, Some(ProverError::ParamsMismatch { .. })),
+        "{err:?}"
+    );
+    let full = synthesize_circuit(c).unwrap();
+    let err = prove_start_on(target, vec![full], &params, &r, &s).err();
+    assert!(
+        matches!(err, Some(ProverError::ShapeMismatch { .. })),
+        "{err:?}"
+    );
+}
