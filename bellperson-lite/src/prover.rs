@@ -195,7 +195,9 @@ pub(crate) fn check_batch<P: ProvingKey + ?Sized>(
     r_s: &[Scalar],
     s_s: &[Scalar],
 ) -> Result<Option<EvaluationDomain>, ProverError> {
-    let constraints = assignments.first().map_or(0, ProvingAssignment::num_constraints);
+    let constraints = assignments
+        .first()
+        .map_or(0, ProvingAssignment::num_constraints);
     check_batch_with_constraints(assignments, constraints, params, r_s, s_s)
 }
 

@@ -4,6 +4,10 @@
 //! the reservation travels with the synthesized partition until the prover no longer needs
 //! its vectors (dropping it releases the bytes). A reservation that does not fit waits; one
 //! larger than the whole budget is clamped to the budget, so it runs alone instead of never.
+//! The estimate of a waiting reservation is asked again whenever it wakes
+//! ([`MemoryBudget::reserve_with`]): a partition of a circuit not measured yet reserves the
+//! whole budget, and without that every partition that began waiting before the first was
+//! measured would still run alone, one after another.
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
@@ -86,12 +90,27 @@ impl MemoryBudget {
     }
 
     /// Waits until `bytes` (at most the whole budget) fit, then holds them. `None` when the
-    /// budget was closed (shutdown) while waiting.
+    /// budget was closed (shutdown) while waiting. (The engine reserves estimates that can
+    /// improve while waiting, with [`MemoryBudget::reserve_with`].)
+    #[cfg(test)]
     pub fn reserve(self: &Arc<Self>, bytes: u64) -> Option<Reservation> {
-        let bytes = bytes.min(self.total);
+        self.reserve_with(|| bytes)
+    }
+
+    /// [`MemoryBudget::reserve`] of an estimate that may improve while waiting: `estimate`
+    /// is asked before the first check and after every wake-up ([`MemoryBudget::wake`]).
+    pub fn reserve_with(
+        self: &Arc<Self>,
+        mut estimate: impl FnMut() -> u64,
+    ) -> Option<Reservation> {
+        let mut bytes = estimate().min(self.total);
         let mut s = self.state();
         while !s.closed && s.used + bytes > self.total {
             s = self.freed.wait(s).unwrap_or_else(|e| e.into_inner());
+            // Asked without the lock held: the estimate may take other locks.
+            drop(s);
+            bytes = estimate().min(self.total);
+            s = self.state();
         }
         if s.closed {
             return None;
@@ -102,6 +121,11 @@ impl MemoryBudget {
             budget: Arc::clone(self),
             bytes,
         })
+    }
+
+    /// Wakes every waiter, to ask its estimate again (a working set was just measured).
+    pub fn wake(&self) {
+        self.freed.notify_all();
     }
 
     /// Wakes every waiter with `None`; later reservations fail at once.
@@ -137,6 +161,35 @@ mod tests {
         assert_eq!(budget.used(), 30);
         guess.shrink_to(80);
         assert_eq!(budget.used(), 30, "never grows");
+    }
+
+    #[test]
+    fn a_waiter_asks_its_estimate_again_when_woken() {
+        let budget = MemoryBudget::new(100);
+        let mut first = budget.reserve(100).unwrap();
+        let known = Arc::new(Mutex::new(None::<u64>));
+        let (tx, rx) = std::sync::mpsc::channel();
+        {
+            let (budget, known) = (Arc::clone(&budget), Arc::clone(&known));
+            // Unknown: the whole budget; once known, that.
+            std::thread::spawn(move || {
+                let r = budget.reserve_with(|| known.lock().unwrap().unwrap_or(u64::MAX));
+                let _ = tx.send(r.as_ref().map(Reservation::bytes));
+            });
+        }
+        std::thread::sleep(Duration::from_millis(30));
+        assert!(rx.try_recv().is_err(), "waits while nothing fits");
+        // The first partition is measured and keeps only what it needs, as synthesis does.
+        *known.lock().unwrap() = Some(20);
+        first.shrink_to(20);
+        budget.wake();
+        let admitted = rx.recv_timeout(Duration::from_secs(10));
+        assert_eq!(
+            admitted,
+            Ok(Some(20)),
+            "admitted beside the first, not after it"
+        );
+        drop(first);
     }
 
     #[test]

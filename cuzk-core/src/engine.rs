@@ -22,8 +22,9 @@ use crate::job::{Job, JobId, JobResult, JobState, JobTable, ProofRequest};
 use crate::kind::MatrixPath;
 use crate::metrics::{Gauges, Metrics};
 use crate::provers::Provers;
-use crate::scheduler::{PartitionQueue, PushError};
+use crate::scheduler::{PartitionQueue, PushError, QueuedPartition};
 use crate::srs::{SrsManager, SrsStatus};
+use crate::timeline::{Lane, Phase, Recorder, Timeline};
 use crate::workers::{cpu_prover_loop, synthesis_loop, ActiveCount, SynthesizedPartition};
 use crossbeam_channel::Receiver;
 
@@ -52,12 +53,29 @@ pub(crate) struct Shared {
     /// Synthesis through matrices leaves a, b and c to the provers: the GPUs evaluate them
     /// from their copy of the matrices (`gpus.matrices_on_gpu`, GPU provers only).
     pub products_on_gpu: bool,
+    /// The timeline being recorded, if any ([`Engine::record_timeline`]).
+    timeline: Mutex<Option<Recorder>>,
 }
 
 /// One circuit id's matrices, once recorded.
 type MatrixSlot = Arc<Mutex<Option<Arc<ConstraintMatrices>>>>;
 
 impl Shared {
+    /// Adds a span of `item` to the timeline being recorded, if any.
+    pub fn trace(
+        &self,
+        lane: Lane,
+        phase: Phase,
+        item: &QueuedPartition,
+        start: Instant,
+        end: Instant,
+    ) {
+        let mut timeline = self.timeline.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(recorder) = timeline.as_mut() {
+            recorder.record(lane, phase, (&item.job.id.0, item.index), start, end);
+        }
+    }
+
     pub(crate) fn seen_working_set(&self, circuit_id: &str) -> Option<u64> {
         self.working_sets
             .lock()
@@ -240,6 +258,7 @@ impl Engine {
             matrices: Mutex::default(),
             synthesizing: ActiveCount::default(),
             products_on_gpu,
+            timeline: Mutex::default(),
         });
 
         let engine = Engine {
@@ -254,7 +273,7 @@ impl Engine {
         for i in 0..synthesis_threads {
             let (shared, tx) = (Arc::clone(&shared), tx.clone());
             engine.spawn(format!("cuzk-synth-{i}"), "synthesis", move || {
-                synthesis_loop(shared, tx)
+                synthesis_loop(shared, tx, i)
             })?;
         }
         drop(tx);
@@ -268,7 +287,7 @@ impl Engine {
                 for i in 0..*n {
                     let (shared, rx) = (Arc::clone(&self.shared), rx.clone());
                     self.spawn(format!("cuzk-cpu-prover-{i}"), "prover", move || {
-                        cpu_prover_loop(shared, rx)
+                        cpu_prover_loop(shared, rx, i)
                     })?;
                 }
             }
@@ -294,7 +313,7 @@ impl Engine {
                 for i in 0..finalizers {
                     let (shared, done_rx) = (Arc::clone(&self.shared), done_rx.clone());
                     self.spawn(format!("cuzk-finalizer-{i}"), "finalizer", move || {
-                        finalizer_loop(shared, done_rx)
+                        finalizer_loop(shared, done_rx, i)
                     })?;
                 }
             }
@@ -505,6 +524,29 @@ impl Engine {
     /// started (empty on the CPU backend).
     pub fn gpu_busy_ns(&self) -> Vec<u64> {
         self.provers.gpu_busy_ns()
+    }
+
+    /// Starts recording what every engine thread does, at most `capacity` spans (about five
+    /// per partition on GPU workers, two on CPU provers); a recording in progress is dropped.
+    /// For benchmarks and diagnosis: see [`crate::timeline`].
+    pub fn record_timeline(&self, capacity: usize) {
+        *self
+            .shared
+            .timeline
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(Recorder::new(capacity));
+    }
+
+    /// Stops the recording and returns it; `None` when none was started. A phase that ends
+    /// after this call is not in it.
+    pub fn take_timeline(&self) -> Option<Timeline> {
+        let recorder = self
+            .shared
+            .timeline
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        recorder.map(Recorder::finish)
     }
 
     /// The Prometheus text exposition.

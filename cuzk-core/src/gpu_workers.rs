@@ -24,6 +24,7 @@ use std::time::Instant;
 
 use bellperson_lite::gpu::device_matrices;
 use bellperson_lite::matrices::ConstraintMatrices;
+use bellperson_lite::prover::PhaseTimings;
 use bellperson_lite::{Parameters, ProverError};
 use crossbeam_channel::{Receiver, Sender};
 use supraseal_c2::device::{device_count, device_info, DeviceInfo};
@@ -37,6 +38,7 @@ use crate::error::EngineError;
 use crate::pipeline::{gpu_prove_finish, gpu_prove_start, GpuParams, Synthesized};
 use crate::scheduler::QueuedPartition;
 use crate::srs::LoadedSrs;
+use crate::timeline::{Lane, Phase};
 use crate::workers::{deliver, panic_message, partition_span, SynthesizedPartition};
 use bellperson_lite::gpu::GpuPending;
 
@@ -46,8 +48,7 @@ type DeviceCopies = HashMap<String, (Arc<Parameters>, Arc<GpuParams<Parameters>>
 
 /// A circuit's constraint matrices on one device, with the host copy they were made from;
 /// `None` when they could not be put there (its products are then computed on the CPU).
-type DeviceMatrixCopies =
-    HashMap<String, (Arc<ConstraintMatrices>, Option<Arc<DeviceMatrices>>)>;
+type DeviceMatrixCopies = HashMap<String, (Arc<ConstraintMatrices>, Option<Arc<DeviceMatrices>>)>;
 
 /// Kernel or driver errors in a row (no proof that worked between them) that take a device
 /// out of rotation. One is not enough: a single fault is retried, and may not repeat.
@@ -298,6 +299,9 @@ pub(crate) struct PendingPartition {
     pending: GpuPending<Parameters>,
     /// Released once B in G2 (which still reads the assignment) is done.
     reservation: Reservation,
+    /// The GPU worker's lane and its GPU half's start and end: the finalizer draws that half
+    /// in a timeline once the proof's phase timings are known.
+    gpu_half: (Lane, i32, Instant, Instant),
 }
 
 /// The CPU threads B's G2 sum would get if placed on the CPU now: the machine's, less one per
@@ -433,11 +437,16 @@ pub(crate) fn gpu_worker_loop(
                 continue;
             }
         };
+        let lane = Lane::GpuWorker {
+            device: device.info.ordinal,
+            worker,
+        };
         let handed = finalizers.send(PendingPartition {
             item,
             srs,
             pending,
             reservation,
+            gpu_half: (lane, device.info.ordinal, started, Instant::now()),
         });
         if handed.is_err() {
             return; // the finalizers are gone: shutting down
@@ -445,14 +454,19 @@ pub(crate) fn gpu_worker_loop(
     }
 }
 
-/// A finalizer: B in G2, assembly, self-check.
-pub(crate) fn finalizer_loop(shared: Arc<Shared>, pending: Receiver<PendingPartition>) {
+/// A finalizer (`index`: its lane in a timeline): B in G2, assembly, self-check.
+pub(crate) fn finalizer_loop(
+    shared: Arc<Shared>,
+    pending: Receiver<PendingPartition>,
+    index: usize,
+) {
     for p in pending {
         let PendingPartition {
             item,
             srs,
             pending,
             reservation,
+            gpu_half,
         } = p;
         let _span = partition_span(&item).entered();
         let started = Instant::now();
@@ -462,6 +476,43 @@ pub(crate) fn finalizer_loop(shared: Arc<Shared>, pending: Receiver<PendingParti
         let took = started.elapsed();
         item.job.add_timings(|t| t.finalize += took);
         shared.metrics.phase("finalize", took);
+        // Traced before delivering: once its last proof is delivered, a job's caller may take
+        // the timeline.
+        if let Ok(Ok((_, timings))) = &finished {
+            trace_gpu_half(&shared, &item, gpu_half, timings);
+        }
+        let lane = Lane::Finalizer(index);
+        shared.trace(lane, Phase::Finish, &item, started, Instant::now());
         deliver(&shared, item, &srs, "finishing the proof", finished);
     }
+}
+
+/// The GPU half of a proof in a timeline, from its phase timings: the worker's lane holds
+/// prep, the waits, the upload and the kernels back to back, ending when the half returned
+/// (prep is what the timings do not account for); the GPU's lane holds the kernels.
+fn trace_gpu_half(
+    shared: &Shared,
+    item: &QueuedPartition,
+    (lane, ordinal, started, ended): (Lane, i32, Instant, Instant),
+    t: &PhaseTimings,
+) {
+    let kernels = t.abc + t.ntt + t.msm_h + t.msm_l + t.msm_a + t.msm_b_g1 + t.msm_b_g2_gpu;
+    let copying = t.upload.saturating_sub(t.wait_memory + t.wait_compute);
+    let accounted = t.wait_memory + copying + t.wait_compute + kernels;
+    let prep = ended
+        .saturating_duration_since(started)
+        .saturating_sub(accounted);
+    let mut at = started;
+    for (phase, d) in [
+        (Phase::Prep, prep),
+        (Phase::WaitMemory, t.wait_memory),
+        (Phase::Upload, copying),
+        (Phase::WaitCompute, t.wait_compute),
+    ] {
+        let end = (at + d).min(ended);
+        shared.trace(lane, phase, item, at, end);
+        at = end;
+    }
+    shared.trace(lane, Phase::Kernels, item, at, ended);
+    shared.trace(Lane::Gpu(ordinal), Phase::Kernels, item, at, ended);
 }

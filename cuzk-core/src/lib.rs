@@ -18,6 +18,7 @@
 //! - [`srs`]: the parameter sets by circuit id: loading, sharing, LRU eviction, tiers.
 //! - `page_cache`: whether a file is in the page cache (the WARM tier).
 //! - [`sweep`]: a load generator for benchmarks (jobs kept in flight, steady-state figures).
+//! - [`timeline`]: what each engine thread did when (recorded on request), drawn as SVG.
 //! - [`metrics`]: counters and histograms in the Prometheus text format.
 //! - [`pipeline`]: the stages of one proof: synthesis, then the GPU prover's start and finish
 //!   halves (feature `cuda`) or the CPU prover.
@@ -42,6 +43,7 @@ mod provers;
 mod scheduler;
 pub mod srs;
 pub mod sweep;
+pub mod timeline;
 mod workers;
 
 pub use bellperson_lite;

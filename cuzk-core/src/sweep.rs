@@ -6,6 +6,7 @@
 
 use std::collections::VecDeque;
 use std::fmt::Write;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -18,6 +19,11 @@ use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::job::{JobId, JobResult, JobState, JobTimings, Priority, ProofRequest};
 use crate::kind::{CircuitProofs, Partition};
+use crate::timeline::{render_svg, Timeline};
+
+/// Spans kept per point's timeline: about five per proof on GPU workers, so a point of a few
+/// thousand proofs fits.
+const TIMELINE_SPANS: usize = 50_000;
 
 /// What to sweep: one circuit shape, every (workers, concurrency) pair.
 #[derive(Clone, Debug)]
@@ -33,6 +39,8 @@ pub struct SweepPlan {
     pub workers: Vec<usize>,
     /// Jobs per point beyond the warm-up.
     pub timed_jobs: usize,
+    /// Record each point's timeline (warm-up included) into [`SweepPoint::timeline`].
+    pub timeline: bool,
 }
 
 impl SweepPlan {
@@ -78,7 +86,11 @@ pub async fn run_sweep(
             }
         };
         for &c in &plan.concurrency {
-            let point = run_point(&engine, &request, c, c + plan.timed_jobs).await?;
+            if plan.timeline {
+                engine.record_timeline(TIMELINE_SPANS);
+            }
+            let mut point = run_point(&engine, &request, c, c + plan.timed_jobs).await?;
+            point.timeline = engine.take_timeline();
             points.push((workers, point));
         }
         engine.shutdown(Duration::from_secs(600)).await;
@@ -140,6 +152,48 @@ pub fn render_table(points: &[(usize, SweepPoint)]) -> String {
     out
 }
 
+/// Writes the timeline of every point that has one as an SVG picture
+/// ([`crate::timeline::render_svg`]): to `path` when there is one such point, else to
+/// `<stem>-w<workers>-c<concurrency>.svg` beside it. `what` starts each picture's title
+/// (the circuit, say). Returns the files written.
+pub fn write_timelines(
+    points: &[(usize, SweepPoint)],
+    path: &Path,
+    what: &str,
+) -> std::io::Result<Vec<PathBuf>> {
+    let with: Vec<_> = points
+        .iter()
+        .filter_map(|(w, p)| p.timeline.as_ref().map(|t| (*w, p, t)))
+        .collect();
+    let mut written = Vec::new();
+    for &(workers, point, timeline) in &with {
+        let file = if with.len() == 1 {
+            path.to_path_buf()
+        } else {
+            let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+            path.with_file_name(format!("{stem}-w{workers}-c{}.svg", point.concurrency))
+        };
+        let busy: Vec<String> = point
+            .gpu_busy
+            .iter()
+            .map(|b| format!("{:.0}%", b * 100.0))
+            .collect();
+        let title = format!(
+            "{what}: {workers} prover(s) per device, {} jobs in flight, {:.3} s/proof{}",
+            point.concurrency,
+            point.seconds_per_proof,
+            if busy.is_empty() {
+                String::new()
+            } else {
+                format!(", GPU busy {}", busy.join("/"))
+            }
+        );
+        std::fs::write(&file, render_svg(timeline, &title))?;
+        written.push(file);
+    }
+    Ok(written)
+}
+
 /// The points as JSON (an array of objects; times in milliseconds).
 pub fn to_json(points: &[(usize, SweepPoint)]) -> serde_json::Value {
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
@@ -187,6 +241,8 @@ pub struct SweepPoint {
     pub median: JobTimings,
     /// The process's peak resident memory during the point, when the system reports it.
     pub peak_rss_bytes: Option<u64>,
+    /// What every engine thread did during the point, when the plan asked for it.
+    pub timeline: Option<Timeline>,
 }
 
 /// Runs `jobs` jobs made by `request`, `concurrency` at a time, on `engine`. Every job must
@@ -246,6 +302,7 @@ pub async fn run_point(
         gpu_busy,
         median: median_timings(timed),
         peak_rss_bytes: peak_rss(),
+        timeline: None,
     })
 }
 
@@ -299,6 +356,7 @@ fn peak_rss() -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::timeline::{Lane, Phase};
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_small_sweep_measures_every_point() {
@@ -309,6 +367,7 @@ mod tests {
             concurrency: vec![1, 3],
             workers: vec![1, 2],
             timed_jobs: 3,
+            timeline: true,
         };
         let mut base = Config::default();
         base.engine.synthesis_threads = 2;
@@ -319,17 +378,42 @@ mod tests {
             .map(|(w, p)| (*w, p.concurrency, p.jobs))
             .collect();
         assert_eq!(shape, [(1, 1, 4), (1, 3, 6), (2, 1, 4), (2, 3, 6)]);
-        for (_, p) in &points {
+        for (w, p) in &points {
             assert_eq!(p.partitions, 2);
             assert!(p.seconds_per_proof > 0.0);
             assert!(p.median.synthesis > Duration::ZERO && p.median.prove > Duration::ZERO);
             assert!(p.gpu_busy.is_empty(), "CPU backend");
+            // Every proof of the point was synthesized and proved on the engine's lanes.
+            let timeline = p.timeline.as_ref().expect("a timeline was asked for");
+            let count = |phase| timeline.spans.iter().filter(|s| s.phase == phase).count();
+            assert_eq!(count(Phase::Synthesis), p.jobs * p.partitions);
+            assert_eq!(count(Phase::Prove), p.jobs * p.partitions);
+            for s in &timeline.spans {
+                assert!(s.start <= s.end && s.end <= timeline.duration, "{s:?}");
+                match s.lane {
+                    Lane::Synthesis(i) => assert!(i < 2, "{s:?}"),
+                    Lane::CpuProver(i) => assert!(i < *w, "{s:?}"),
+                    other => panic!("a CPU engine has no lane {other:?}"),
+                }
+            }
         }
         let table = render_table(&points);
         assert_eq!(table.lines().count(), 5, "{table}");
         let json = to_json(&points);
         assert_eq!(json.as_array().unwrap().len(), 4);
         assert_eq!(json[3]["workers"], 2);
+        let dir = tempfile::tempdir().unwrap();
+        let files = write_timelines(&points, &dir.path().join("t.svg"), "mix 2^6").unwrap();
+        let names: Vec<_> = files
+            .iter()
+            .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            ["t-w1-c1.svg", "t-w1-c3.svg", "t-w2-c1.svg", "t-w2-c3.svg"]
+        );
+        let svg = std::fs::read_to_string(&files[3]).unwrap();
+        assert!(svg.contains("CPU prover 1") && svg.contains("mix 2^6: 2 prover(s)"));
     }
 
     #[test]
@@ -341,6 +425,7 @@ mod tests {
             concurrency: vec![1],
             workers: vec![1],
             timed_jobs: 1,
+            timeline: false,
         };
         assert!(matches!(plan.parameters(), Err(SweepError::Plan(_))));
     }

@@ -33,6 +33,7 @@ use crate::job::{Job, JobResult, JobState};
 use crate::kind::{assignment_bytes, Partition};
 use crate::scheduler::QueuedPartition;
 use crate::srs::LoadedSrs;
+use crate::timeline::{Lane, Phase};
 
 /// A partition between synthesis and a prover.
 pub(crate) struct SynthesizedPartition {
@@ -49,13 +50,18 @@ pub(crate) struct SynthesizedPartition {
     pub reservation: Reservation,
 }
 
-/// A synthesis thread: takes partitions by priority until the queue closes.
-pub(crate) fn synthesis_loop(shared: Arc<Shared>, provers: Sender<SynthesizedPartition>) {
+/// A synthesis thread (`index`: its lane in a timeline): takes partitions by priority until
+/// the queue closes.
+pub(crate) fn synthesis_loop(
+    shared: Arc<Shared>,
+    provers: Sender<SynthesizedPartition>,
+    index: usize,
+) {
     while let Some(item) = shared.queue.pop() {
         let job = Arc::clone(&item.job);
         let _span = partition_span(&item).entered();
         job.mark_running();
-        match synthesize_partition(&shared, item) {
+        match synthesize_partition(&shared, item, Lane::Synthesis(index)) {
             Ok(Some(ready)) => {
                 if provers.send(ready).is_err() {
                     return; // the provers are gone: shutting down
@@ -96,17 +102,22 @@ impl Drop for ActiveGuard<'_> {
 fn synthesize_partition(
     shared: &Shared,
     item: QueuedPartition,
+    lane: Lane,
 ) -> Result<Option<SynthesizedPartition>, String> {
     let job = &item.job;
     let (srs, load_time) = shared.srs.get(&job.circuit_id).map_err(|e| e.to_string())?;
     job.add_timings(|t| t.srs_load += load_time);
 
     let partition = &job.partitions[item.index];
-    let estimate = partition
-        .working_set_hint
-        .or_else(|| shared.seen_working_set(&job.circuit_id))
-        .unwrap_or(u64::MAX); // unknown: run alone until the first one is measured
-    let Some(mut reservation) = shared.budget.reserve(estimate) else {
+    // Asked again while waiting: a partition that began waiting before the first of its
+    // circuit was measured is admitted by that measurement, not after the first is proved.
+    let estimate = || {
+        partition
+            .working_set_hint
+            .or_else(|| shared.seen_working_set(&job.circuit_id))
+            .unwrap_or(u64::MAX) // unknown: run alone until the first one is measured
+    };
+    let Some(mut reservation) = shared.budget.reserve_with(estimate) else {
         return Ok(None);
     };
     if job.is_final() {
@@ -131,6 +142,7 @@ fn synthesize_partition(
             ))
         }
     };
+    shared.trace(lane, Phase::Synthesis, &item, started, Instant::now());
     let took = started.elapsed();
     job.add_timings(|t| t.synthesis += took);
     shared.metrics.phase("synthesis", took);
@@ -138,6 +150,7 @@ fn synthesize_partition(
     let bytes = assignment_bytes(&assignment);
     shared.learn_working_set(&job.circuit_id, bytes);
     reservation.shrink_to(bytes);
+    shared.budget.wake(); // waiters ask their estimates again
 
     let (r, s) = batch_randomness(1, &mut rand::rngs::OsRng);
     Ok(Some(SynthesizedPartition {
@@ -184,8 +197,13 @@ fn synthesize_with(
     Ok((partition.synthesize()?, None))
 }
 
-/// A CPU prover: proves synthesized partitions until the channel closes.
-pub(crate) fn cpu_prover_loop(shared: Arc<Shared>, partitions: Receiver<SynthesizedPartition>) {
+/// A CPU prover (`index`: its lane in a timeline): proves synthesized partitions until the
+/// channel closes.
+pub(crate) fn cpu_prover_loop(
+    shared: Arc<Shared>,
+    partitions: Receiver<SynthesizedPartition>,
+    index: usize,
+) {
     for ready in partitions {
         let SynthesizedPartition {
             item,
@@ -208,6 +226,8 @@ pub(crate) fn cpu_prover_loop(shared: Arc<Shared>, partitions: Receiver<Synthesi
             prove_from_assignments_with_timings(vec![assignment], srs.params.as_ref(), &[r], &[s])
         }));
         drop(reservation); // the assignment was consumed by the prover
+        let lane = Lane::CpuProver(index);
+        shared.trace(lane, Phase::Prove, &item, started, Instant::now());
         let took = started.elapsed();
         item.job.add_timings(|t| t.prove += took);
         shared.metrics.phase("prove", took);

@@ -14,6 +14,7 @@ use bellperson_lite::circuits::MixCircuit;
 use bellperson_lite::generator::generate_random_parameters;
 use bellperson_lite::verifier::{prepare_verifying_key, verify_proof};
 use bellperson_lite::Parameters;
+use cuzk_core::timeline::{Lane, Phase};
 use cuzk_core::{CircuitProofs, Config, Engine, JobState, Partition, Priority, ProofRequest};
 use cuzk_gpu_tests::{rng, small};
 use supraseal_c2::groth16::inject_faults;
@@ -73,6 +74,7 @@ async fn engine_proves_on_the_gpu_with_one_to_four_workers() {
         for (log, p) in &params {
             engine.register_params(&format!("mix-{log}"), Arc::clone(p));
         }
+        engine.record_timeline(100_000);
         let ids: Vec<_> = (0..jobs)
             .map(|i| {
                 let log = logs[i % logs.len()];
@@ -90,6 +92,25 @@ async fn engine_proves_on_the_gpu_with_one_to_four_workers() {
             let pvk = prepare_verifying_key(&p.vk);
             for proof in &r.proofs {
                 assert!(verify_proof(&pvk, proof, &[mix(*log).public_input()]).unwrap());
+            }
+        }
+        // Every partition's GPU half is in the timeline, on this engine's lanes.
+        let timeline = engine.take_timeline().expect("recording");
+        let partitions: usize = (0..jobs).map(|i| 1 + i % 3).sum();
+        for phase in [Phase::Synthesis, Phase::Prep, Phase::Finish] {
+            let n = timeline.spans.iter().filter(|s| s.phase == phase).count();
+            assert_eq!(n, partitions, "{phase:?} spans");
+        }
+        for s in &timeline.spans {
+            assert!(s.start <= s.end, "{s:?}");
+            match s.lane {
+                Lane::Synthesis(i) => assert!(i < 4, "{s:?}"),
+                Lane::GpuWorker { device, worker } => {
+                    assert!(device == 0 && worker < workers, "{s:?}")
+                }
+                Lane::Finalizer(_) => assert_eq!(s.phase, Phase::Finish),
+                Lane::Gpu(device) => assert!(device == 0 && s.phase == Phase::Kernels),
+                Lane::CpuProver(_) => panic!("no CPU prover here: {s:?}"),
             }
         }
         let status = engine.status();

@@ -1,13 +1,16 @@
-//! `cargo xtask bench-phases --engine`: the engine under load on this machine's CPU backend
-//! (the GPU bundle's `bench_engine` runs the same sweep on a GPU): a concurrency sweep and a
-//! prover-count sweep, with steady-state seconds per proof, per-phase medians and peak RSS,
-//! as a table and optionally as JSON.
+//! `cargo xtask bench-phases --engine`: the engine under load on this machine (CPU provers;
+//! GPU workers when xtask is built with `--features cuda` and a GPU is present; the GPU
+//! bundle's `bench_engine` runs the same sweep): a concurrency sweep and a prover-count
+//! sweep, with steady-state seconds per proof, per-phase medians and peak RSS, as a table and
+//! optionally as JSON. `--timeline FILE.svg` draws each point's timeline: a lane per
+//! synthesis thread, prover, GPU worker (prep, memory, compute) and finalizer, and one with
+//! each GPU's kernels, so that the interlock of the two locks can be seen.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use cuzk_core::sweep::{render_table, run_sweep, to_json, SweepPlan};
+use cuzk_core::sweep::{render_table, run_sweep, to_json, write_timelines, SweepPlan};
 use cuzk_core::Config;
 
 use crate::Options;
@@ -41,6 +44,14 @@ pub fn run(options: &Options) -> Result<()> {
             .with_context(|| format!("writing {path}"))?;
         println!("JSON written to {path}");
     }
+    if let Some(path) = options.value("timeline") {
+        let what = format!("{} 2^{}", plan.circuit, plan.log_size);
+        for file in write_timelines(&points, path.as_ref(), &what)
+            .with_context(|| format!("writing the timeline {path}"))?
+        {
+            println!("timeline written to {}", file.display());
+        }
+    }
     Ok(())
 }
 
@@ -52,6 +63,10 @@ fn plan_from(options: &Options) -> Result<SweepPlan> {
         concurrency: list(options, "concurrency", &[1, 2, 4, 8, 16])?,
         workers: list(options, "workers", &[1])?,
         timed_jobs: options.number("jobs", 8)?,
+        timeline: match (options.flag("timeline"), options.value("timeline")) {
+            (true, None) => bail!("--timeline needs a file name (FILE.svg)"),
+            (timeline, _) => timeline,
+        },
     })
 }
 

@@ -8,8 +8,12 @@
 //! declared done.
 //!
 //! The copies are stripped of debug information (symbols stay, so backtraces still name
-//! functions): it is two thirds of each binary, and the bundle must stay small to travel.
-//! `--keep-debug` keeps it.
+//! functions) and of the `__nv_relfatbin` section, the relocatable device code that nvlink
+//! read at build time and the CUDA runtime never loads (it runs the linked `.nv_fatbin`;
+//! the GPU tests and benchmarks ran without it on the H200, 2026-12-01). That section is
+//! most of a binary that links the kernels; `strip` leaves zeros in its place, so the copies
+//! compress well (`tar` then `xz` with a large dictionary also shares the `.nv_fatbin` that
+//! every binary carries). `--keep-debug` keeps both.
 //!
 //! nvcc comes from the environment as for any CUDA build; when none is set, the toolchain that
 //! `cargo xtask cuda-toolchain` installed is used. The kernels are built for sm_90 only unless
@@ -115,6 +119,7 @@ fn copy_binary(source: &Path, target: &Path, keep_debug: bool) -> Result<()> {
     if !keep_debug {
         let stripped = Command::new("strip")
             .arg("--strip-debug")
+            .arg("--remove-section=__nv_relfatbin")
             .arg("-o")
             .arg(target)
             .arg(source)

@@ -3,7 +3,8 @@
 //! - `demo`: build a small circuit, generate its parameters, prove a few proofs on the CPU,
 //!   verify them and print per-phase timings.
 //! - `bench-phases`: the per-phase benchmark table (see `docs/benchmarks.md`); with
-//!   `--engine`, the engine's concurrency and prover-count sweep.
+//!   `--engine`, the engine's concurrency and prover-count sweep; `--timeline FILE.svg`
+//!   (implies `--engine`) also draws what every engine thread did during each point.
 //! - `bench-synthesis`: full synthesis against witness + products over recorded matrices.
 //! - `cuda-toolchain`: install the pinned CUDA compiler from PyPI, print the exports.
 //! - `gpu-bundle`: build the GPU tests and benchmarks into `gpu-bundle/` for the GPU machine.
@@ -26,7 +27,9 @@ const USAGE: &str = "usage:
                            [--no-reference]
   cargo xtask bench-phases --engine [--circuit sha|mix] [--size N] [--partitions P]
                            [--concurrency 1,2,4,8,16] [--workers 1,2] [--jobs J]
-                           [--synthesis-threads T] [--json FILE]
+                           [--synthesis-threads T] [--json FILE] [--timeline FILE.svg]
+                           (--timeline implies --engine; built with --features cuda the
+                           engine proves on the GPUs)
   cargo xtask bench-synthesis [--circuit sha|mix] [--sizes 16..20] [--runs R]
   eval \"$(cargo xtask cuda-toolchain)\"   (installs nvcc into .cache/, prints NVCC/CUDA_HOME)
   cargo xtask gpu-bundle [--keep-debug]   (GPU tests and benchmarks into gpu-bundle/)";
@@ -40,7 +43,9 @@ fn main() -> Result<()> {
     let options = Options::parse(args.collect())?;
     match command.as_str() {
         "demo" => demo::run(&options),
-        "bench-phases" if options.flag("engine") => bench_engine::run(&options),
+        "bench-phases" if options.flag("engine") || options.flag("timeline") => {
+            bench_engine::run(&options)
+        }
         "bench-phases" => bench::run(&options),
         "bench-synthesis" => bench_synthesis::run(&options),
         "cuda-toolchain" => cuda_toolchain::run(),

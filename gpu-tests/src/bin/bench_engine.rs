@@ -2,10 +2,12 @@
 //! bench-phases --engine`): for `sha` at 2^LOG (default 20) with real parameters, a sweep of
 //! jobs in flight (1, 2, 4, 8, 16) for 1 to 4 GPU workers per device, printing steady-state
 //! seconds per proof, the GPU busy fraction, per-phase medians and peak RSS; the JSON goes to
-//! `$OUT/bench_engine.json` when `OUT` is set.
+//! `$OUT/bench_engine.json` when `OUT` is set, and with `--timeline` each point's timeline
+//! to `$OUT/engine_timeline-w<workers>-c<jobs in flight>.svg`.
 //!
 //! Usage: `bench_engine [LOG] [TIMED_JOBS] [--circuit sha|mix] [--devices 0,1]
-//! [--concurrency 1,2,4,8,16] [--workers 1,2,3,4] [--b-g2 auto|cpu|gpu] [--abc gpu|cpu]`
+//! [--concurrency 1,2,4,8,16] [--workers 1,2,3,4] [--b-g2 auto|cpu|gpu] [--abc gpu|cpu]
+//! [--timeline]`
 //! (`--devices`: GPU ordinals, default every visible GPU; several GPUs need more jobs in
 //! flight than one; `--abc`: where a, b and c are evaluated from the constraint matrices,
 //! `gpus.matrices_on_gpu`, default gpu).
@@ -14,7 +16,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
-use cuzk_core::sweep::{render_table, run_sweep, to_json, SweepPlan};
+use cuzk_core::sweep::{render_table, run_sweep, to_json, write_timelines, SweepPlan};
 use cuzk_core::Config;
 
 /// `--abc gpu|cpu`: whether the GPUs evaluate a, b and c from their copy of the matrices.
@@ -35,6 +37,7 @@ fn parse_args() -> Result<(SweepPlan, Config), String> {
         concurrency: vec![1, 2, 4, 8, 16],
         workers: vec![1, 2, 3, 4],
         timed_jobs: 16,
+        timeline: false,
     };
     let mut config = Config::default();
     let mut positional = 0;
@@ -55,6 +58,7 @@ fn parse_args() -> Result<(SweepPlan, Config), String> {
             "--abc" => config.gpus.matrices_on_gpu = abc_on_gpu(&value()?)?,
             "--concurrency" => plan.concurrency = list(value()?)?,
             "--workers" => plan.workers = list(value()?)?,
+            "--timeline" => plan.timeline = true,
             number if !number.starts_with("--") && positional < 2 => {
                 let n = number
                     .parse::<usize>()
@@ -114,6 +118,18 @@ fn main() -> ExitCode {
                 let text = serde_json::to_string_pretty(&to_json(&points)).unwrap_or_default();
                 if let Err(e) = std::fs::write(&path, text) {
                     eprintln!("cannot write {}: {e}", path.display());
+                }
+                if plan.timeline {
+                    let path = std::path::Path::new(&out).join("engine_timeline.svg");
+                    let what = format!("{} 2^{}", plan.circuit, plan.log_size);
+                    match write_timelines(&points, &path, &what) {
+                        Ok(files) => {
+                            for f in files {
+                                println!("timeline written to {}", f.display());
+                            }
+                        }
+                        Err(e) => eprintln!("cannot write the timelines: {e}"),
+                    }
                 }
             }
             ExitCode::SUCCESS

@@ -17,7 +17,6 @@
 //! Usage: `bench_interlock [sha|mix] [LOG] [PROOFS] [host|device|both]` (default sha 22 24
 //! both).
 
-use std::fmt::Write as _;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -32,6 +31,7 @@ use bellperson_lite::matrices::{record_matrices, synthesize_witness};
 use bellperson_lite::prover::PhaseTimings;
 use bellperson_lite::synthesis::{synthesize_circuit, ProvingAssignment};
 use blstrs::Scalar;
+use cuzk_core::timeline::{render_svg, Lane, Phase, Span, Timeline};
 use ff::Field;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -180,116 +180,66 @@ fn run_point(
     })
 }
 
-/// The timeline as an SVG picture: a lane per worker (prep, wait for memory, upload, wait for
-/// compute, kernels), a lane per finalizer (B_G2 and assembly), and the GPU's kernels.
+/// The point's timeline (cuzk-core's renderer): a lane per worker (prep, wait for memory,
+/// upload, wait for compute, kernels), a lane per finalizer (B_G2 and assembly), and the
+/// GPU's kernels.
 fn svg(title: &str, p: &Point) -> String {
-    let end = p
-        .traces
-        .iter()
-        .map(|t| t.finish_end)
-        .fold(0.0, f64::max)
-        .max(1e-9);
-    let (width, lane, left) = (1400.0, 22.0, 90.0);
-    let lanes = p.workers + FINALIZERS + 1;
-    let height = 60.0 + lane * lanes as f64 + 40.0;
-    let x = |t: f64| left + (width - left - 10.0) * t / end;
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="11">"#
-    );
-    let _ = writeln!(out, r#"<text x="10" y="18" font-size="13">{title}</text>"#);
-    let rect = |out: &mut String, row: usize, a: f64, b: f64, color: &str| {
-        if b > a {
-            let y = 40.0 + lane * row as f64;
-            let _ = writeln!(
-                out,
-                r#"<rect x="{:.1}" y="{y:.1}" width="{:.2}" height="{:.1}" fill="{color}"/>"#,
-                x(a),
-                (x(b) - x(a)).max(0.5),
-                lane - 4.0
-            );
-        }
-    };
-    for w in 0..p.workers {
-        let _ = writeln!(
-            out,
-            r#"<text x="8" y="{:.1}">worker {w}</text>"#,
-            40.0 + lane * w as f64 + 13.0
-        );
-    }
-    for f in 0..FINALIZERS {
-        let row = p.workers + f;
-        let _ = writeln!(
-            out,
-            r#"<text x="8" y="{:.1}">finalizer {f}</text>"#,
-            40.0 + lane * row as f64 + 13.0
-        );
-    }
-    let gpu_row = p.workers + FINALIZERS;
-    let _ = writeln!(
-        out,
-        r#"<text x="8" y="{:.1}">GPU</text>"#,
-        40.0 + lane * gpu_row as f64 + 13.0
-    );
-    for t in &p.traces {
+    let mut spans = Vec::new();
+    let secs = Duration::from_secs_f64;
+    for (n, t) in p.traces.iter().enumerate() {
+        let mut push = |lane, phase, a: f64, b: f64| {
+            if b > a {
+                spans.push(Span {
+                    lane,
+                    phase,
+                    job: format!("proof {n}"),
+                    partition: 0,
+                    start: secs(a.max(0.0)),
+                    end: secs(b.max(0.0)),
+                });
+            }
+        };
+        let worker = Lane::GpuWorker {
+            device: 0,
+            worker: t.worker,
+        };
         let s = |d: Duration| d.as_secs_f64();
         let mut at = t.taken;
-        for (d, color) in [
-            (s(t.t.prep), "#9e9e9e"),
-            (s(t.t.wait_memory), "#ffe082"),
+        for (phase, d) in [
+            (Phase::Prep, s(t.t.prep)),
+            (Phase::WaitMemory, s(t.t.wait_memory)),
             (
+                Phase::Upload,
                 s(t.t.upload) - s(t.t.wait_memory) - s(t.t.wait_compute),
-                "#4fc3f7",
             ),
-            (s(t.t.wait_compute), "#ffcc80"),
+            (Phase::WaitCompute, s(t.t.wait_compute)),
         ] {
-            rect(&mut out, t.worker, at, at + d.max(0.0), color);
+            push(worker, phase, at, at + d.max(0.0));
             at += d.max(0.0);
         }
-        rect(&mut out, t.worker, at, t.gpu_end, "#e53935");
-        rect(
-            &mut out,
-            gpu_row,
+        push(worker, Phase::Kernels, at, t.gpu_end);
+        push(
+            Lane::Gpu(0),
+            Phase::Kernels,
             t.gpu_end - t.kernels(),
             t.gpu_end,
-            "#e53935",
         );
-        rect(
-            &mut out,
-            p.workers + t.finalizer,
+        push(
+            Lane::Finalizer(t.finalizer),
+            Phase::Finish,
             t.finish_start,
             t.finish_end,
-            "#7e57c2",
         );
     }
-    let legend_y = 40.0 + lane * lanes as f64 + 16.0;
-    let mut lx = left;
-    for (name, color) in [
-        ("prep (checks, split)", "#9e9e9e"),
-        ("wait: memory lock + VRAM", "#ffe082"),
-        ("upload", "#4fc3f7"),
-        ("wait: compute lock", "#ffcc80"),
-        ("kernels", "#e53935"),
-        ("B_G2 + assembly", "#7e57c2"),
-    ] {
-        let _ = writeln!(
-            out,
-            r#"<rect x="{lx:.0}" y="{:.0}" width="12" height="12" fill="{color}"/><text x="{:.0}" y="{:.0}">{name}</text>"#,
-            legend_y - 10.0,
-            lx + 16.0,
-            legend_y
-        );
-        lx += 190.0;
-    }
-    let _ = writeln!(
-        out,
-        r#"<text x="{:.0}" y="{:.0}" text-anchor="end">{:.2} s</text></svg>"#,
-        width - 10.0,
-        legend_y,
-        end
-    );
-    out
+    let duration = spans.iter().map(|s| s.end).max().unwrap_or_default();
+    render_svg(
+        &Timeline {
+            spans,
+            dropped: 0,
+            duration,
+        },
+        title,
+    )
 }
 
 fn main() -> ExitCode {
@@ -350,7 +300,15 @@ fn main() -> ExitCode {
             (assignment.clone(), None)
         };
         for workers in 1..=4 {
-            match run_point(workers, proofs, &input, &srs, &dp, on_device.as_ref(), &locks) {
+            match run_point(
+                workers,
+                proofs,
+                &input,
+                &srs,
+                &dp,
+                on_device.as_ref(),
+                &locks,
+            ) {
                 Ok(p) => {
                     if let Some(dir) = &out {
                         let title = format!(
@@ -358,8 +316,7 @@ fn main() -> ExitCode {
                             p.seconds_per_proof * 1e3,
                             p.busy_window * 100.0
                         );
-                        let path =
-                            dir.join(format!("interlock_{kind}{log}_{mode}_{workers}w.svg"));
+                        let path = dir.join(format!("interlock_{kind}{log}_{mode}_{workers}w.svg"));
                         if let Err(e) = std::fs::write(&path, svg(&title, &p)) {
                             eprintln!("cannot write {}: {e}", path.display());
                         }
