@@ -20,7 +20,8 @@ struct g2_t {
     using affine = g2_affine_t;
     using jacobian = g2_jacobian_t;
     using xyzz = g2_xyzz_t;
-    // One accumulator is already 96 registers: one bitmap per batch-addition pass.
+    // Bitmaps one batch-addition launch sums: a G2 partial sum per thread is twice a G1 one,
+    // and G2 batch additions come one bitmap at a time (B's ones).
     static constexpr int batch_group = 1;
 };
 

@@ -1,11 +1,14 @@
 // Batch addition over G1 and G2: for several bitmaps over the same points, the sum of the points
 // whose bit is set (the MSM of scalars in {0, 1}), and its C entry points.
 //
-// The operation is memory-bound, so the points are streamed once for up to G::batch_group
-// bitmaps: each thread walks the points with a grid stride (adjacent threads read adjacent
-// points), tests the bit of every bitmap of the group, loads the point only when some bit is
-// set and adds it into one XYZZ accumulator per bitmap. The per-thread partial sums are then summed
-// per bitmap by reduce_rows. More bitmaps take several passes.
+// The work is the additions (one per set bit), not the reads: a G1 XYZZ mixed addition costs
+// far more than reading its 96-byte point. So every lane must add in every step: a warp takes
+// 32 bitmap words (2,048 points) at a time, grid-strided, counts their set bits, and shares
+// those bits out among its lanes (lane k takes the k-th, the 32+k-th, ... set bit), instead of
+// one lane per point, which idles the lanes whose bit is clear (half of them for half the bits
+// set). Each lane keeps one XYZZ accumulator; the per-lane partial sums are then summed per
+// bitmap by reduce_rows. A launch covers up to G::batch_group bitmaps (gridDim.y), which bounds
+// the partial sums held at once; more bitmaps take several passes.
 #include <algorithm>
 #include <cstdint>
 
@@ -15,63 +18,82 @@
 namespace cuzk::msm {
 namespace {
 
-constexpr unsigned THREADS = 256;
+// As the MSM's bucket kernels: at about 150 registers (G1), three such blocks fit an SM.
+constexpr unsigned THREADS = 128;
+constexpr unsigned FULL_WARP = 0xffffffffu;
 
-template <class G, int B>
+// The position of the r-th (from 0) set bit of x, which has more than r set bits: a binary
+// search on the population counts of the low halves.
+__device__ __forceinline__ unsigned nth_set_bit(uint64_t x, unsigned r) {
+    unsigned pos = 0;
+#pragma unroll
+    for (unsigned half = 32; half; half >>= 1) {
+        const uint64_t low = x & ((uint64_t(1) << half) - 1);
+        const unsigned c = __popcll(low);
+        if (r >= c) {
+            r -= c;
+            x >>= half;
+            pos += half;
+        } else {
+            x = low;
+        }
+    }
+    return pos;
+}
+
+template <class G>
 __global__ void __launch_bounds__(THREADS) batch_add_kernel(const typename G::affine* points, size_t n,
-                                                            const uint64_t* words, size_t wpb,
+                                                            const uint64_t* all_words, size_t wpb,
                                                             typename G::xyzz* partial) {
     using xyzz_t = typename G::xyzz;
+    const uint64_t* words = all_words + blockIdx.y * wpb;
     const size_t threads = size_t(gridDim.x) * blockDim.x;
     const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    xyzz_t acc[B];
+    const unsigned lane = threadIdx.x & 31;
+    const size_t warp = t / 32, warps = threads / 32;
+    const size_t nwords = (n + 63) / 64;
+    xyzz_t acc = xyzz_t::inf();
+    // The loop bounds are the same for the whole warp, so every shuffle has all 32 lanes.
+    for (size_t base = warp * 32; base < nwords; base += warps * 32) {
+        const size_t w = base + lane;
+        uint64_t word = w < nwords ? words[w] : 0;
+        if (w == nwords - 1 && (n & 63)) word &= (uint64_t(1) << (n & 63)) - 1;  // bits past n
+        const unsigned count = __popcll(word);
+        unsigned inclusive = count;
 #pragma unroll
-    for (int b = 0; b < B; b++) acc[b] = xyzz_t::inf();
-    for (size_t i = t; i < n; i += threads) {
-        uint32_t bits = 0;
+        for (unsigned d = 1; d < 32; d <<= 1) {
+            const unsigned v = __shfl_up_sync(FULL_WARP, inclusive, d);
+            if (lane >= d) inclusive += v;
+        }
+        const unsigned total = __shfl_sync(FULL_WARP, inclusive, 31);
+        const unsigned exclusive = inclusive - count;
+        for (unsigned first = 0; first < total; first += 32) {
+            const unsigned j = first + lane;
+            // The word holding set bit j: the last lane whose exclusive count is at most j
+            // (the counts grow with the lane, so a binary search over the lanes).
+            unsigned owner = 0;
 #pragma unroll
-        for (int b = 0; b < B; b++) bits |= uint32_t((words[b * wpb + i / 64] >> (i % 64)) & 1) << b;
-        if (bits == 0) continue;
-        const typename G::affine p = points[i];
-#pragma unroll
-        for (int b = 0; b < B; b++)
-            if ((bits >> b) & 1) acc[b] = acc[b].add_affine(p);
+            for (unsigned step = 16; step; step >>= 1)
+                if (__shfl_sync(FULL_WARP, exclusive, owner + step) <= j) owner += step;
+            const uint64_t owned = __shfl_sync(FULL_WARP, word, owner);
+            const unsigned rank = j - __shfl_sync(FULL_WARP, exclusive, owner);
+            if (j < total) acc = acc.add_affine(points[(base + owner) * 64 + nth_set_bit(owned, rank)]);
+        }
     }
-#pragma unroll
-    for (int b = 0; b < B; b++) partial[b * threads + t] = acc[b];
+    partial[blockIdx.y * threads + t] = acc;
 }
 
-// Launches the kernel for g bitmaps (1 <= g <= G::batch_group); the switch instantiates the
-// kernel for every group size the group allows.
+// Threads of one batch-addition launch: as many blocks as are resident on the device at once
+// (the kernel strides over the bitmap, so a second wave would only leave a tail), no more
+// than one thread per point.
 template <class G>
-void launch_group(size_t g, const typename G::affine* d_points, size_t n, const uint64_t* d_words, size_t wpb,
-                  unsigned blocks, typename G::xyzz* partial, cudaStream_t stream) {
-    static_assert(G::batch_group >= 1 && G::batch_group <= 4, "1 to 4 bitmaps per pass");
-    switch (g) {
-        case 1: batch_add_kernel<G, 1><<<blocks, THREADS, 0, stream>>>(d_points, n, d_words, wpb, partial); break;
-        case 2:
-            if constexpr (G::batch_group >= 2)
-                batch_add_kernel<G, 2><<<blocks, THREADS, 0, stream>>>(d_points, n, d_words, wpb, partial);
-            break;
-        case 3:
-            if constexpr (G::batch_group >= 3)
-                batch_add_kernel<G, 3><<<blocks, THREADS, 0, stream>>>(d_points, n, d_words, wpb, partial);
-            break;
-        default:
-            if constexpr (G::batch_group >= 4)
-                batch_add_kernel<G, 4><<<blocks, THREADS, 0, stream>>>(d_points, n, d_words, wpb, partial);
-            break;
-    }
-    CUZK_LAUNCH_CHECK();
-}
-
-// Threads of one batch-addition launch: enough to fill the device a few times over, no more
-// than one per point.
 size_t launch_threads(size_t n, unsigned* blocks_out) {
-    int dev = 0, sms = 0;
+    int dev = 0, sms = 0, per_sm = 0;
     CUZK_CUDA_CHECK(cudaGetDevice(&dev));
     CUZK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    const unsigned blocks = unsigned(std::min<size_t>(size_t(sms) * 4, blocks_for(n, THREADS)));
+    CUZK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, batch_add_kernel<G>, THREADS, 0));
+    const size_t resident = size_t(sms) * size_t(std::max(per_sm, 1));
+    const unsigned blocks = unsigned(std::min<size_t>(resident, blocks_for(n, THREADS)));
     if (blocks_out) *blocks_out = blocks;
     return size_t(blocks) * THREADS;
 }
@@ -80,7 +102,7 @@ size_t launch_threads(size_t n, unsigned* blocks_out) {
 
 template <class G>
 size_t batch_add_scratch_bytes(size_t count) {
-    const size_t threads = launch_threads(SIZE_MAX / 2, nullptr);
+    const size_t threads = launch_threads<G>(SIZE_MAX / 2, nullptr);
     const size_t group = size_t(G::batch_group);
     // Partial sums, two levels of row sums (fan-in 32), the per-bitmap sums.
     return (std::min(count, group) * threads * 2 + count) * sizeof(typename G::xyzz) + (size_t(8) << 20);
@@ -100,7 +122,7 @@ void batch_add_device(const typename G::affine* d_points, size_t n, const uint64
     CUZK_REQUIRE(wpb >= (n + 63) / 64, "batch add: bitmaps shorter than the points");
 
     unsigned blocks = 0;
-    const size_t threads = launch_threads(n, &blocks);
+    const size_t threads = launch_threads<G>(n, &blocks);
     const size_t group = size_t(G::batch_group);
 
     dev_ptr_t<xyzz_t> partial(std::min(count, group) * threads, stream);
@@ -108,7 +130,9 @@ void batch_add_device(const typename G::affine* d_points, size_t n, const uint64
     dev_ptr_t<xyzz_t> sums(count, stream);
     for (size_t first = 0; first < count; first += group) {
         const size_t g = std::min(group, count - first);
-        launch_group<G>(g, d_points, n, d_words + first * wpb, wpb, blocks, partial, stream);
+        batch_add_kernel<G><<<dim3(blocks, unsigned(g)), THREADS, 0, stream>>>(d_points, n, d_words + first * wpb,
+                                                                               wpb, partial);
+        CUZK_LAUNCH_CHECK();
         const xyzz_t* r = reduce_rows<xyzz_t>(partial, g, threads, scratch_a, scratch_b, stream);
         CUZK_CUDA_CHECK(
             cudaMemcpyAsync(sums.get() + first, r, g * sizeof(xyzz_t), cudaMemcpyDeviceToDevice, stream));
