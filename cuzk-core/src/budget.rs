@@ -53,6 +53,22 @@ impl Reservation {
     }
 }
 
+impl Reservation {
+    /// Grows the reservation by `bytes` when that fits now, and says whether it did. It
+    /// never waits: a holder waiting to grow could wait for another holder doing the same.
+    #[cfg(any(test, feature = "cuda"))]
+    pub fn try_grow(&mut self, bytes: u64) -> bool {
+        let mut s = self.budget.state();
+        if s.used + bytes > self.budget.total {
+            return false;
+        }
+        s.used += bytes;
+        s.peak = s.peak.max(s.used);
+        self.bytes += bytes;
+        true
+    }
+}
+
 impl Drop for Reservation {
     fn drop(&mut self) {
         let mut s = self.budget.state();
@@ -161,6 +177,10 @@ mod tests {
         assert_eq!(budget.used(), 30);
         guess.shrink_to(80);
         assert_eq!(budget.used(), 30, "never grows");
+        assert!(guess.try_grow(50));
+        assert_eq!((guess.bytes(), budget.used(), budget.peak()), (80, 80, 100));
+        assert!(!guess.try_grow(21), "past the budget: refused at once");
+        assert_eq!(budget.used(), 80);
     }
 
     #[test]

@@ -121,6 +121,11 @@ pub struct GpuConfig {
     /// vectors. Matrices that do not fit a GPU's VRAM budget are evaluated on the CPU for
     /// that GPU. Default true.
     pub matrices_on_gpu: bool,
+    /// VRAM each GPU may hold for cuzk: resident parameters and matrices, and the working
+    /// sets of proofs in flight (a proof waits until its working set fits). "auto" = the
+    /// device's free memory when the engine starts, less a margin; a number leaves the rest
+    /// to other processes sharing the card. Default "auto".
+    pub vram_budget: ByteSize,
 }
 
 /// See [`GpuConfig::b_g2`].
@@ -155,6 +160,7 @@ impl Default for GpuConfig {
             cpu_only: false,
             b_g2: G2Placement::Auto,
             matrices_on_gpu: true,
+            vram_budget: ByteSize::Auto,
         }
     }
 }
@@ -234,6 +240,9 @@ impl Config {
                 "memory.total_budget",
                 "must be more than 0 bytes, or \"auto\"",
             );
+        }
+        if self.gpus.vram_budget == ByteSize::Bytes(0) {
+            return invalid("gpus.vram_budget", "must be more than 0 bytes, or \"auto\"");
         }
         let mut seen = std::collections::BTreeSet::new();
         if let Some(d) = self.gpus.devices.iter().find(|d| !seen.insert(**d)) {
@@ -422,6 +431,10 @@ mod tests {
         assert!(err.to_string().contains("listed twice"), "{err}");
         let err = Config::from_toml("[memory]\ntotal_budget = \"10 parsecs\"").unwrap_err();
         assert!(err.to_string().contains("parsecs"), "{err}");
+        let err = Config::from_toml("[gpus]\nvram_budget = 0").unwrap_err();
+        assert!(err.to_string().contains("gpus.vram_budget"), "{err}");
+        let c = Config::from_toml("[gpus]\nvram_budget = \"40GiB\"").unwrap();
+        assert_eq!(c.gpus.vram_budget, ByteSize::Bytes(40 << 30));
     }
 
     #[test]

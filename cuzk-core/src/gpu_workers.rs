@@ -20,7 +20,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bellperson_lite::gpu::device_matrices;
 use bellperson_lite::matrices::ConstraintMatrices;
@@ -32,7 +32,7 @@ use supraseal_c2::groth16::{DeviceMatrices, GpuLocks};
 use supraseal_c2::CudaError;
 
 use crate::budget::Reservation;
-use crate::config::{Config, G2Placement};
+use crate::config::{ByteSize, Config, G2Placement};
 use crate::engine::Shared;
 use crate::error::EngineError;
 use crate::pipeline::{gpu_prove_finish, gpu_prove_start, GpuParams, Synthesized};
@@ -46,9 +46,18 @@ use bellperson_lite::gpu::GpuPending;
 /// set is a new `Arc`, and its device copy is made again).
 type DeviceCopies = HashMap<String, (Arc<Parameters>, Arc<GpuParams<Parameters>>)>;
 
-/// A circuit's constraint matrices on one device, with the host copy they were made from;
-/// `None` when they could not be put there (its products are then computed on the CPU).
-type DeviceMatrixCopies = HashMap<String, (Arc<ConstraintMatrices>, Option<Arc<DeviceMatrices>>)>;
+/// A circuit's constraint matrices on one device, with the host copy they were made from.
+type DeviceMatrixCopies = HashMap<String, (Arc<ConstraintMatrices>, MatrixCopy)>;
+
+/// A device's copy of one circuit's matrices, or when it was last refused (its products are
+/// then computed on the CPU until [`MATRICES_RETRY`] has passed).
+enum MatrixCopy {
+    OnDevice(Arc<DeviceMatrices>),
+    Refused(Instant),
+}
+
+/// How long after a refusal a device is asked again to hold a circuit's matrices.
+const MATRICES_RETRY: Duration = Duration::from_secs(30);
 
 /// Kernel or driver errors in a row (no proof that worked between them) that take a device
 /// out of rotation. One is not enough: a single fault is retried, and may not repeat.
@@ -113,9 +122,10 @@ impl GpuDevice {
     }
 
     /// This device's copy of `circuit_id`'s matrices, made on first use; `None` when they
-    /// cannot be put on the device (logged once; the caller computes the products on the CPU).
-    /// Made after the parameters, so that they do not take the VRAM that would have kept the
-    /// parameters resident.
+    /// cannot be put on the device now (the caller computes the products on the CPU). A
+    /// refusal is tried again after [`MATRICES_RETRY`]: the budget may have been full of
+    /// proofs in flight, not too small. Made after the parameters, so that they do not take
+    /// the VRAM that would have kept the parameters resident.
     fn matrices_for(
         &self,
         circuit_id: &str,
@@ -123,12 +133,15 @@ impl GpuDevice {
     ) -> Option<Arc<DeviceMatrices>> {
         // Held while a copy is made, so that two workers do not upload the same matrices.
         let mut cache = lock(&self.matrices);
-        if let Some((made_from, on_device)) = cache.get(circuit_id) {
-            if Arc::ptr_eq(made_from, host) {
-                return on_device.clone();
-            }
+        match cache.get(circuit_id) {
+            Some((made_from, copy)) if Arc::ptr_eq(made_from, host) => match copy {
+                MatrixCopy::OnDevice(m) => return Some(Arc::clone(m)),
+                MatrixCopy::Refused(at) if at.elapsed() < MATRICES_RETRY => return None,
+                MatrixCopy::Refused(_) => {}
+            },
+            _ => {}
         }
-        let on_device = match device_matrices(&self.locks, host) {
+        let (copy, on_device) = match device_matrices(&self.locks, host) {
             Ok(m) => {
                 tracing::info!(
                     circuit = circuit_id,
@@ -136,21 +149,21 @@ impl GpuDevice {
                     bytes = m.bytes(),
                     "constraint matrices on the GPU"
                 );
-                Some(Arc::new(m))
+                let m = Arc::new(m);
+                (MatrixCopy::OnDevice(Arc::clone(&m)), Some(m))
             }
             Err(e) => {
                 tracing::warn!(
                     circuit = circuit_id,
                     device = self.info.ordinal,
-                    "constraint matrices stay on the CPU for this GPU: {e}"
+                    "constraint matrices not on this GPU (a, b and c computed on the CPU; \
+                     tried again in {} s): {e}",
+                    MATRICES_RETRY.as_secs()
                 );
-                None
+                (MatrixCopy::Refused(Instant::now()), None)
             }
         };
-        cache.insert(
-            circuit_id.to_string(),
-            (Arc::clone(host), on_device.clone()),
-        );
+        cache.insert(circuit_id.to_string(), (Arc::clone(host), copy));
         on_device
     }
 
@@ -252,13 +265,17 @@ pub(crate) fn open_devices(config: &Config) -> Result<Vec<Arc<GpuDevice>>, Engin
     // A GPU that cannot be opened (a driver or hardware fault) is left out with an error in
     // the log, so that it does not keep the others from working; only when none opens does
     // the engine refuse to start.
+    let vram_budget = match config.gpus.vram_budget {
+        ByteSize::Auto => None,
+        ByteSize::Bytes(b) => Some(usize::try_from(b).unwrap_or(usize::MAX)),
+    };
     let mut opened = Vec::new();
     let mut first_error = None;
     for d in ordinals {
         let gpu_error = |e: supraseal_c2::CudaError| EngineError::Gpu(format!("GPU {d}: {e}"));
         let open = device_info(d)
             .map_err(gpu_error)
-            .and_then(|info| Ok((info, GpuLocks::new(d, None).map_err(gpu_error)?)));
+            .and_then(|info| Ok((info, GpuLocks::new(d, vram_budget).map_err(gpu_error)?)));
         match open {
             Ok(device) => opened.push(device),
             Err(e) => {
@@ -341,7 +358,7 @@ pub(crate) fn gpu_worker_loop(
             deferred_products,
             r,
             s,
-            reservation,
+            mut reservation,
         } = ready;
         if item.job.is_final() {
             continue;
@@ -359,6 +376,20 @@ pub(crate) fn gpu_worker_loop(
             Some(host) => match device.matrices_for(&srs.circuit_id, host) {
                 Some(m) => Some(m),
                 None => {
+                    // The products the reservation was not made for: counted when they fit
+                    // (never waited for: every worker holds a reservation).
+                    let bytes = (3
+                        * host.num_constraints()
+                        * std::mem::size_of::<bellperson_lite::Scalar>())
+                        as u64;
+                    if !reservation.try_grow(bytes) {
+                        tracing::warn!(
+                            circuit = srs.circuit_id.as_str(),
+                            device = device.info.ordinal,
+                            bytes,
+                            "computing a, b and c on the CPU goes over the RAM budget for this partition"
+                        );
+                    }
                     if let Err(e) = host.fill_products(&mut assignment) {
                         let message = format!("partition {}: {e}", item.index);
                         shared.fail(&item.job, message);

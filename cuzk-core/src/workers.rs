@@ -175,13 +175,14 @@ fn synthesize_with(
 ) -> Result<(ProvingAssignment, Option<Arc<ConstraintMatrices>>), SynthesisError> {
     if shared.config.engine.synthesis == SynthesisPath::Matrices {
         if let Some(path) = partition.matrix_path() {
+            let defer = shared.products_on_gpu;
             match shared.matrices_for(circuit_id, path) {
-                Ok(matrices) => match if shared.products_on_gpu {
+                Ok(matrices) => match if defer {
                     matrices.witness_assignment((path.witness)()?)
                 } else {
                     matrices.assignment((path.witness)()?)
                 } {
-                    Ok(a) => return Ok((a, shared.products_on_gpu.then_some(matrices))),
+                    Ok(a) => return Ok((a, defer.then_some(matrices))),
                     Err(e) => tracing::warn!(
                         circuit = circuit_id,
                         "the recorded matrices do not fit this partition ({e}); synthesizing it in full"

@@ -14,7 +14,7 @@ use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
 use bellperson_lite::circuits::{InterleavedCircuit, MixCircuit, ShaCircuit};
 use bellperson_lite::generator::{generate_random_parameters, BenchmarkSrs, CircuitShape};
 use bellperson_lite::gpu::{
-    device_matrices, device_params, prove_start_on, G2Placement, GpuTarget,
+    device_matrices, device_params, device_params_with, prove_start_on, G2Placement, GpuTarget,
 };
 use bellperson_lite::matrices::{record_matrices, synthesize_witness, ConstraintMatrices};
 use bellperson_lite::prover::{batch_randomness, prove_from_assignments};
@@ -26,7 +26,7 @@ use cuzk_gpu_tests::{rng, small};
 use ff::Field;
 use rand::RngCore;
 use rand_chacha::ChaCha20Rng;
-use supraseal_c2::groth16::{DeviceMatrices, GpuLocks, MatricesRef, SparseRowsRef};
+use supraseal_c2::groth16::{DeviceMatrices, GpuLocks, MatricesRef, Residency, SparseRowsRef};
 use supraseal_c2::CudaError;
 
 const DEVICE: i32 = 0;
@@ -320,6 +320,7 @@ fn bad_matrices_and_mismatched_witnesses_are_typed_errors() {
     let c = MixCircuit::new(8, 0.5, rng.next_u64());
     let m = record_matrices(c.clone()).unwrap();
     let good = as_ref(&m);
+    let reserved_before = locks.info().unwrap().vram_reserved;
 
     let mut cols = m.a.cols.to_vec();
     cols[3] = u32::try_from(m.num_inputs + m.num_aux).unwrap();
@@ -381,12 +382,15 @@ fn bad_matrices_and_mismatched_witnesses_are_typed_errors() {
         "rows",
     );
 
-    // A budget smaller than the matrices: refused, not waited for.
+    // Every refusal gave its VRAM reservation back.
+    assert_eq!(locks.info().unwrap().vram_reserved, reserved_before);
+
+    // A budget the matrices would leave less than a quarter of: refused, not waited for.
     let tiny = GpuLocks::new(DEVICE, Some(1 << 10)).unwrap();
     refused(
         "a budget too small",
         DeviceMatrices::new(Some(&tiny), DEVICE, &good),
-        "do not fit",
+        "less than a quarter",
     );
 
     // A witness of another shape, and evaluations given although the GPU computes them.
@@ -415,4 +419,65 @@ fn bad_matrices_and_mismatched_witnesses_are_typed_errors() {
         matches!(err, Some(ProverError::ShapeMismatch { .. })),
         "{err:?}"
     );
+}
+
+/// One proof of `c` with its matrices on the GPU of `locks` (parameters streamed, B_G2 on the
+/// CPU); the VRAM the matrices took.
+fn prove_with_device_matrices(
+    locks: &GpuLocks,
+    params: &Arc<bellperson_lite::Parameters>,
+    matrices: &ConstraintMatrices,
+    c: &ShaCircuit,
+    seed: u64,
+) -> Result<usize, ProverError> {
+    let mut rng = <ChaCha20Rng as rand::SeedableRng>::seed_from_u64(seed);
+    let dp = device_params_with(
+        locks,
+        Arc::clone(params),
+        Residency::Streamed,
+        G2Placement::Cpu,
+    )?;
+    let dm = device_matrices(locks, matrices)?;
+    let target = GpuTarget {
+        device_params: &dp,
+        locks: Some(locks),
+        b_g2: G2Placement::Cpu,
+        matrices: Some(&dm),
+    };
+    let witness = matrices.witness_assignment(synthesize_witness(c.clone())?)?;
+    let (r, s) = batch_randomness(1, &mut rng);
+    prove_start_on(target, vec![witness], params, &r, &s).and_then(|p| p.finish())?;
+    Ok(dm.bytes())
+}
+
+/// A proof whose working set does not fit beside the bytes held on its GPU (resident
+/// matrices here) could never start: it fails at once with a typed error naming the budget,
+/// instead of waiting forever for memory no one will release.
+#[test]
+fn a_proof_that_cannot_fit_beside_resident_matrices_fails_instead_of_waiting() {
+    let mut rng = rng();
+    let c = ShaCircuit::new(if small() { 10 } else { 12 }, rng.next_u64());
+    let params = Arc::new(generate_random_parameters(c.clone(), &mut rng).unwrap());
+    let matrices = Arc::new(record_matrices(c.clone()).unwrap());
+    // One proof's peak (its working set and the matrices), measured on roomy locks.
+    let roomy = locks();
+    let matrix_bytes = prove_with_device_matrices(&roomy, &params, &matrices, &c, 1)
+        .expect("a proof on roomy locks");
+    let peak = roomy.info().unwrap().vram_peak;
+    assert!(peak > matrix_bytes);
+    // Room for the working set or for the matrices, not for both.
+    let card = GpuLocks::new(DEVICE, Some(peak - matrix_bytes / 2)).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    // A thread of its own, so that a proof that waits forever fails the test instead.
+    std::thread::spawn(move || {
+        let _ = tx.send(prove_with_device_matrices(&card, &params, &matrices, &c, 2));
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(120)) {
+        Ok(Err(ProverError::Gpu(CudaError::InvalidArgument(message)))) => {
+            assert!(message.contains("leaves beside the resident"), "{message}");
+            eprintln!("refused: {message}");
+        }
+        Ok(other) => panic!("expected an error naming the budget, got {other:?}"),
+        Err(_) => panic!("the proof waited for memory that could never be released"),
+    }
 }

@@ -115,8 +115,10 @@ typedef struct cuzk_groth16_matrices cuzk_groth16_matrices_t;
  * and `num_aux` aux variables; `coeff_table` holds `coeff_len` distinct coefficients, blst
  * Montgomery form) on the device of `locks` (null: the process-wide locks of `device`), resident
  * and reserved from its VRAM budget until destroyed. Every row end, column and coefficient index
- * is checked; matrices that do not fit what is left of the budget are an error (the caller
- * then computes a, b and c itself). The host arrays may be released after this call. */
+ * is checked; matrices that do not fit what is left of the budget now, or that would bring the
+ * bytes held on the device (resident parameters and matrices) past three quarters of it, are
+ * an error (the caller then computes a, b and c itself). The host arrays may be released after
+ * this call. */
 cuzk_error_t cuzk_groth16_matrices_create(cuzk_gpu_locks_t* locks, int device, size_t num_inputs, size_t num_aux,
                                           size_t num_constraints, const cuzk_sparse_rows_t* a,
                                           const cuzk_sparse_rows_t* b, const cuzk_sparse_rows_t* c,

@@ -9,21 +9,15 @@
 namespace cuzk::groth16 {
 
 void vram_budget_t::reserve(size_t bytes) {
-    if (bytes > total_)
-        throw invalid_argument("a proof needs " + std::to_string(bytes >> 20) + " MiB of VRAM, more than the " +
-                               std::to_string(total_ >> 20) + " MiB budget of its GPU");
     std::unique_lock<std::mutex> lock(mu_);
-    freed_.wait(lock, [&] { return used_ + bytes <= total_; });
+    freed_.wait(lock, [&] { return used_ + bytes <= total_ || bytes > total_ - held_; });
+    if (bytes > total_ - held_)
+        throw invalid_argument("a proof needs " + std::to_string(bytes >> 20) + " MiB of VRAM, more than the " +
+                               std::to_string((total_ - held_) >> 20) + " MiB its GPU's budget of " +
+                               std::to_string(total_ >> 20) +
+                               " MiB leaves beside the resident parameters and matrices");
     used_ += bytes;
     peak_ = std::max(peak_, used_);
-}
-
-bool vram_budget_t::try_reserve(size_t bytes) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (used_ + bytes > total_) return false;
-    used_ += bytes;
-    peak_ = std::max(peak_, used_);
-    return true;
 }
 
 void vram_budget_t::release(size_t bytes) {
@@ -32,6 +26,33 @@ void vram_budget_t::release(size_t bytes) {
         used_ -= std::min(used_, bytes);
     }
     freed_.notify_all();
+}
+
+bool vram_budget_t::try_hold(size_t bytes) {
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (used_ + bytes > total_) return false;
+        used_ += bytes;
+        held_ += bytes;
+        peak_ = std::max(peak_, used_);
+    }
+    // Waiting proofs that can no longer ever fit must hear it and fail.
+    freed_.notify_all();
+    return true;
+}
+
+void vram_budget_t::release_held(size_t bytes) {
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        held_ -= std::min(held_, bytes);
+        used_ -= std::min(used_, bytes);
+    }
+    freed_.notify_all();
+}
+
+size_t vram_budget_t::held() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return held_;
 }
 
 size_t vram_budget_t::reserved() const {

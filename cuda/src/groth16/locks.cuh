@@ -14,27 +14,33 @@
 
 namespace cuzk::groth16 {
 
-// Bytes of VRAM handed out to the provers of one device. Reservations that do not fit wait
-// until others release theirs; one larger than the whole budget is an error at once, since
+// Bytes of VRAM handed out on one device: held ones (resident parameters and matrices, kept
+// until their owner is destroyed) and a proof's working set (released when the proof ends).
+// A working set that does not fit waits until others release theirs; one larger than what
+// the held bytes leave of the budget is an error, at once or when a hold makes it so, since
 // waiting could never end.
 class vram_budget_t {
 public:
     explicit vram_budget_t(size_t total) : total_(total) {}
 
+    // A proof's working set: waits until it fits (see above).
     void reserve(size_t bytes);
-    // Reserves only if it fits now.
-    bool try_reserve(size_t bytes);
     void release(size_t bytes);
+    // Holds `bytes` if they fit now; given back with release_held.
+    bool try_hold(size_t bytes);
+    void release_held(size_t bytes);
 
     size_t total() const { return total_; }
     size_t reserved() const;
+    size_t held() const;
     size_t peak() const;
 
 private:
     const size_t total_;
     mutable std::mutex mu_;
     std::condition_variable freed_;
-    size_t used_ = 0;
+    size_t used_ = 0;  // held bytes included
+    size_t held_ = 0;
     size_t peak_ = 0;
 };
 

@@ -14,8 +14,9 @@ cuzk_groth16_matrices::~cuzk_groth16_matrices() {
     if (d_block) {
         cudaSetDevice(device);
         cudaFree(d_block);  // device-wide-ok: teardown
-        locks->vram.release(reserved);
     }
+    // Also when creation failed after reserving (a bad index, a failed allocation).
+    if (reserved) locks->vram.release_held(reserved);
 }
 
 namespace cuzk::groth16 {
@@ -73,10 +74,7 @@ std::unique_ptr<matrices_t> make_matrices(cuzk_gpu_locks* given, int device, siz
     CUZK_REQUIRE(num_inputs >= 1, "matrices: no inputs (input 0 is the constant one)");
     CUZK_REQUIRE(num_inputs + num_aux <= (size_t(1) << 32), "matrices: more variables than 32-bit columns hold");
     CUZK_REQUIRE(coeff_len == 0 || table != nullptr, "matrices: null coefficient table");
-    for (int i = 0; i < 3; i++) {
-        CUZK_REQUIRE(m[i] != nullptr, std::string("matrices: null ") + names[i]);
-        check_rows(*m[i], names[i], rows, num_inputs + num_aux, coeff_len);
-    }
+    for (int i = 0; i < 3; i++) CUZK_REQUIRE(m[i] != nullptr, std::string("matrices: null ") + names[i]);
     cuzk_gpu_locks* locks = locks_or_default(given, device);
     CUZK_REQUIRE(locks->device == device, "matrices: the locks belong to another device");
     CUZK_CUDA_CHECK(cudaSetDevice(device));
@@ -90,17 +88,26 @@ std::unique_ptr<matrices_t> make_matrices(cuzk_gpu_locks* given, int device, siz
     out->coeff_len = coeff_len;
     size_t total = round_up(coeff_len * sizeof(fr_t));
     for (int i = 0; i < 3; i++) total += rows_bytes(rows, m[i]->terms);
-    CUZK_REQUIRE(locks->vram.try_reserve(total),
+    // Resident bytes must leave a quarter of the budget to the proofs' working sets (the
+    // parameters take at most half): a proof that could never fit beside them fails.
+    CUZK_REQUIRE(locks->vram.held() + total <= locks->vram.total() / 4 * 3,
+                 "matrices: " + std::to_string(total) + " bytes beside the " + std::to_string(locks->vram.held()) +
+                     " held on GPU " + std::to_string(device) + " would leave less than a quarter of its " +
+                     std::to_string(locks->vram.total()) + "-byte VRAM budget to proofs");
+    // Reserved before the indices are checked: that check reads every term on the CPU
+    // (seconds for the largest circuits), and a budget that cannot hold the matrices now is
+    // the common refusal, which a caller may retry later.
+    CUZK_REQUIRE(locks->vram.try_hold(total),
                  "matrices: " + std::to_string(total) + " bytes do not fit what is left of GPU " +
                      std::to_string(device) + "'s VRAM budget (" + std::to_string(locks->vram.reserved()) + " of " +
                      std::to_string(locks->vram.total()) + " reserved)");
-    out->reserved = total;
+    out->reserved = total;  // released by the destructor if anything below fails
+    for (int i = 0; i < 3; i++) check_rows(*m[i], names[i], rows, num_inputs + num_aux, coeff_len);
     // device-wide-ok: once per circuit shape, when its matrices are put on the device
     cudaError_t err = cudaMalloc(&out->d_block, total);
     if (err != cudaSuccess) {
         (void)cudaGetLastError();
         out->d_block = nullptr;
-        locks->vram.release(total);
         CUZK_CUDA_CHECK(err);
     }
     stream_t s;

@@ -55,7 +55,7 @@ cuzk_groth16_params::~cuzk_groth16_params() {
     if (d_block) {
         cudaSetDevice(device);
         cudaFree(d_block);  // device-wide-ok: teardown
-        locks->vram.release(reserved);
+        locks->vram.release_held(reserved);
     }
     for (g1_vector_t* v : g1_vectors()) unpin(*v);
     unpin(b_g2);
@@ -93,13 +93,13 @@ std::unique_ptr<params_t> make_params(cuzk_gpu_locks* given, int device, int res
     // size of the vectors again (scalars, scratch), checked roughly here and exactly by each
     // proof's reservation.
     if (residency == CUZK_RESIDENCY_AUTO && total > 0 && total * 2 <= locks->vram.total() &&
-        locks->vram.try_reserve(total)) {
+        locks->vram.try_hold(total)) {
         p->reserved = total;
         // device-wide-ok: once per parameter set, when it is put on the device
         cudaError_t err = cudaMalloc(&p->d_block, total);
         if (err != cudaSuccess) {
             (void)cudaGetLastError();
-            locks->vram.release(total);
+            locks->vram.release_held(total);
             p->reserved = 0;
             p->d_block = nullptr;
         }
