@@ -37,7 +37,8 @@ pub struct SweepPlan {
     pub concurrency: Vec<usize>,
     /// Provers: GPU workers per device on the GPU backend, CPU provers otherwise.
     pub workers: Vec<usize>,
-    /// Jobs per point beyond the warm-up.
+    /// Jobs per point beyond the warm-up; at least the largest concurrency (fewer would be
+    /// timed on work done mostly during the warm-up, and read as a throughput too high).
     pub timed_jobs: usize,
     /// Record each point's timeline (warm-up included) into [`SweepPoint::timeline`].
     pub timeline: bool,
@@ -67,6 +68,14 @@ pub async fn run_sweep(
     params: Arc<Parameters>,
 ) -> Result<Vec<(usize, SweepPoint)>, SweepError> {
     const CIRCUIT_ID: &str = "sweep";
+    let most = plan.concurrency.iter().copied().max().unwrap_or(1);
+    if plan.timed_jobs < most {
+        return Err(SweepError::Plan(format!(
+            "{} timed jobs are fewer than the {most} kept in flight: the steady state would be \
+             timed on proofs made during the warm-up; time at least {most}",
+            plan.timed_jobs
+        )));
+    }
     let circuit = plan.circuit()?;
     let partition = Partition::from_circuit(circuit.clone(), vec![circuit.public_input()]);
     let mut points = Vec::new();
@@ -428,5 +437,23 @@ mod tests {
             timeline: false,
         };
         assert!(matches!(plan.parameters(), Err(SweepError::Plan(_))));
+    }
+
+    #[tokio::test]
+    async fn fewer_timed_jobs_than_in_flight_is_a_plan_error() {
+        let plan = SweepPlan {
+            circuit: "mix".into(),
+            log_size: 6,
+            partitions: 1,
+            concurrency: vec![2, 16],
+            workers: vec![1],
+            timed_jobs: 12,
+            timeline: false,
+        };
+        let params = Arc::new(plan.parameters().unwrap());
+        match run_sweep(&plan, &Config::default(), params).await {
+            Err(SweepError::Plan(message)) => assert!(message.contains("at least 16"), "{message}"),
+            other => panic!("expected a plan error, got {:?}", other.map(|p| p.len())),
+        }
     }
 }

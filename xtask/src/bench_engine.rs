@@ -56,13 +56,16 @@ pub fn run(options: &Options) -> Result<()> {
 }
 
 fn plan_from(options: &Options) -> Result<SweepPlan> {
+    let concurrency = list(options, "concurrency", &[1, 2, 4, 8, 16])?;
+    // Default: as many timed jobs as the most kept in flight (the fewest the sweep accepts).
+    let most = concurrency.iter().copied().max().unwrap_or(1);
     Ok(SweepPlan {
         circuit: options.string("circuit", "sha"),
         log_size: options.number("size", 14)?,
         partitions: options.number("partitions", 1)?,
-        concurrency: list(options, "concurrency", &[1, 2, 4, 8, 16])?,
+        concurrency,
         workers: list(options, "workers", &[1])?,
-        timed_jobs: options.number("jobs", 8)?,
+        timed_jobs: options.number("jobs", most)?,
         timeline: match (options.flag("timeline"), options.value("timeline")) {
             (true, None) => bail!("--timeline needs a file name (FILE.svg)"),
             (timeline, _) => timeline,

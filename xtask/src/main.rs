@@ -26,7 +26,7 @@ const USAGE: &str = "usage:
   cargo xtask bench-phases [--backend cpu] [--circuit sha|mix] [--sizes 16..20] [--runs R]
                            [--no-reference]
   cargo xtask bench-phases --engine [--circuit sha|mix] [--size N] [--partitions P]
-                           [--concurrency 1,2,4,8,16] [--workers 1,2] [--jobs J]
+                           [--concurrency 1,2,4,8,16] [--workers 1,2] [--jobs J (>= the most in flight)]
                            [--synthesis-threads T] [--json FILE] [--timeline FILE.svg]
                            (--timeline implies --engine; built with --features cuda the
                            engine proves on the GPUs)
