@@ -526,8 +526,8 @@ impl Engine {
         self.provers.gpu_busy_ns()
     }
 
-    /// Starts recording what every engine thread does, at most `capacity` spans (about five
-    /// per partition on GPU workers, two on CPU provers); a recording in progress is dropped.
+    /// Starts recording what every engine thread does, at most `capacity` spans (eight per
+    /// partition proved on a GPU, two on a CPU prover); a recording in progress is dropped.
     /// For benchmarks and diagnosis: see [`crate::timeline`].
     pub fn record_timeline(&self, capacity: usize) {
         *self

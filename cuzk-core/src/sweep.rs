@@ -21,7 +21,7 @@ use crate::job::{JobId, JobResult, JobState, JobTimings, Priority, ProofRequest}
 use crate::kind::{CircuitProofs, Partition};
 use crate::timeline::{render_svg, Timeline};
 
-/// Spans kept per point's timeline: about five per proof on GPU workers, so a point of a few
+/// Spans kept per point's timeline: eight per proof on GPU workers, so a point of a few
 /// thousand proofs fits.
 const TIMELINE_SPANS: usize = 50_000;
 
