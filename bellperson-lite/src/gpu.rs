@@ -85,6 +85,15 @@ pub fn device_matrices(
     locks: &GpuLocks,
     matrices: &ConstraintMatrices,
 ) -> Result<DeviceMatrices, ProverError> {
+    Ok(DeviceMatrices::new(
+        Some(locks),
+        locks.device(),
+        &matrices_ref(matrices),
+    )?)
+}
+
+/// `matrices` as the C library's wrapper borrows them.
+pub fn matrices_ref(matrices: &ConstraintMatrices) -> MatricesRef<'_> {
     fn rows(m: &SparseRows) -> SparseRowsRef<'_> {
         SparseRowsRef {
             row_ends: &m.row_ends,
@@ -92,18 +101,14 @@ pub fn device_matrices(
             coeffs: &m.coeffs,
         }
     }
-    Ok(DeviceMatrices::new(
-        Some(locks),
-        locks.device(),
-        &MatricesRef {
-            num_inputs: matrices.num_inputs,
-            num_aux: matrices.num_aux,
-            a: rows(&matrices.a),
-            b: rows(&matrices.b),
-            c: rows(&matrices.c),
-            coeff_table: &matrices.coeff_table,
-        },
-    )?)
+    MatricesRef {
+        num_inputs: matrices.num_inputs,
+        num_aux: matrices.num_aux,
+        a: rows(&matrices.a),
+        b: rows(&matrices.b),
+        c: rows(&matrices.c),
+        coeff_table: &matrices.coeff_table,
+    }
 }
 
 /// What the B_G2 thread reads: one circuit's assignment values and B's densities.

@@ -53,6 +53,20 @@ pub struct PhaseTimings {
     pub total: Duration,
 }
 
+impl PhaseTimings {
+    /// GPU backend: the kernels, timed with CUDA events (a, b and c from device matrices,
+    /// the H pipeline, the G1 MSMs and B_G2 when it ran on the GPU).
+    pub fn gpu_kernels(&self) -> Duration {
+        self.abc
+            + self.ntt
+            + self.msm_h
+            + self.msm_l
+            + self.msm_a
+            + self.msm_b_g1
+            + self.msm_b_g2_gpu
+    }
+}
+
 /// Proves one circuit with the given randomness.
 pub fn create_proof<C, P>(
     circuit: C,

@@ -3,7 +3,7 @@
 
 use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
 use bellperson::groth16 as bp;
-use bellperson_lite::circuits::{MixCircuit, ShaCircuit};
+use bellperson_lite::circuits::{InterleavedCircuit, MixCircuit, ShaCircuit};
 use bellperson_lite::generator::generate_random_parameters;
 use bellperson_lite::params::{read_parameters, write_parameters};
 use bellperson_lite::prover::{create_proof, create_proof_batch, create_random_proof_batch};
@@ -112,52 +112,11 @@ fn random_batch_draws_randomness_like_bellperson() {
     }
 }
 
-/// A circuit that synthesizes its parts in separate constraint systems and merges them, as
-/// filecoin's PoRep circuit does, with public inputs inside the parts.
-#[derive(Clone)]
-struct SplitCircuit {
-    values: Vec<u64>,
-}
-
-impl SplitCircuit {
-    fn part<CS: ConstraintSystem<Scalar>>(
-        cs: &mut CS,
-        values: &[u64],
-    ) -> Result<(), SynthesisError> {
-        for &v in values {
-            let x = cs.alloc(|| "x", || Ok(Scalar::from(v)))?;
-            let sq = cs.alloc_input(|| "x^2", || Ok(Scalar::from(v * v)))?;
-            cs.enforce(|| "x*x=sq", |lc| lc + x, |lc| lc + x, |lc| lc + sq);
-            if v % 2 == 0 {
-                cs.enforce(|| "x*1=x", |lc| lc + x, |lc| lc + CS::one(), |lc| lc + x);
-            }
-        }
-        Ok(())
-    }
-
-    fn inputs(&self) -> Vec<Scalar> {
-        self.values.iter().map(|v| Scalar::from(v * v)).collect()
-    }
-}
-
-impl Circuit<Scalar> for SplitCircuit {
-    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
-        if !CS::is_extensible() {
-            return Self::part(cs, &self.values);
-        }
-        for chunk in self.values.chunks(3) {
-            let mut part = CS::new();
-            part.alloc_input(|| "temporary one", || Ok(Scalar::ONE))?;
-            Self::part(&mut part, chunk)?;
-            cs.extend(&part);
-        }
-        Ok(())
-    }
-}
-
 #[test]
 fn extended_circuit_matches_bellperson() {
-    let circuit = SplitCircuit {
+    // Parts synthesized in separate constraint systems and merged, as filecoin's PoRep
+    // circuit does, with public inputs inside the parts.
+    let circuit = InterleavedCircuit {
         values: (1..=11).collect(),
     };
     let theirs =
@@ -169,7 +128,7 @@ fn extended_circuit_matches_bellperson() {
     let their_proof = bp::create_proof(circuit.clone(), &theirs, r, s).unwrap();
     assert_eq!(our_proof.to_bytes().to_vec(), bp_bytes(&their_proof));
     let pvk = prepare_verifying_key(&ours.vk);
-    assert!(verify_proof(&pvk, &our_proof, &circuit.inputs()).unwrap());
+    assert!(verify_proof(&pvk, &our_proof, &circuit.public_inputs()).unwrap());
 }
 
 /// Claims a wrong product: synthesis succeeds but the constraint does not hold.
@@ -207,7 +166,7 @@ fn parameters_of_another_circuit_are_rejected() {
     .unwrap_err();
     assert!(matches!(err, ProverError::ParamsMismatch { .. }), "{err}");
     let err = create_proof(
-        SplitCircuit { values: vec![1, 2] },
+        InterleavedCircuit { values: vec![1, 2] },
         &params,
         Scalar::ONE,
         Scalar::ONE,

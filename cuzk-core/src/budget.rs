@@ -105,16 +105,10 @@ impl MemoryBudget {
         self.state().peak
     }
 
-    /// Waits until `bytes` (at most the whole budget) fit, then holds them. `None` when the
-    /// budget was closed (shutdown) while waiting. (The engine reserves estimates that can
-    /// improve while waiting, with [`MemoryBudget::reserve_with`].)
-    #[cfg(test)]
-    pub fn reserve(self: &Arc<Self>, bytes: u64) -> Option<Reservation> {
-        self.reserve_with(|| bytes)
-    }
-
-    /// [`MemoryBudget::reserve`] of an estimate that may improve while waiting: `estimate`
-    /// is asked before the first check and after every wake-up ([`MemoryBudget::wake`]).
+    /// Waits until the bytes `estimate` gives (at most the whole budget) fit, then holds
+    /// them; `estimate` is asked before the first check and after every wake-up (it may
+    /// improve while waiting, see [`MemoryBudget::wake`]). `None` when the budget was closed
+    /// (shutdown) while waiting.
     pub fn reserve_with(
         self: &Arc<Self>,
         mut estimate: impl FnMut() -> u64,
@@ -159,10 +153,10 @@ mod tests {
     #[test]
     fn waits_until_it_fits_and_tracks_the_peak() {
         let budget = MemoryBudget::new(100);
-        let a = budget.reserve(60).unwrap();
+        let a = budget.reserve_with(|| 60).unwrap();
         let waiter = {
             let budget = Arc::clone(&budget);
-            std::thread::spawn(move || budget.reserve(50).map(|r| r.bytes()))
+            std::thread::spawn(move || budget.reserve_with(|| 50).map(|r| r.bytes()))
         };
         std::thread::sleep(Duration::from_millis(50));
         assert_eq!(budget.used(), 60, "the second reservation must wait");
@@ -171,7 +165,7 @@ mod tests {
         assert_eq!(budget.peak(), 60);
         assert_eq!(budget.used(), 0);
         // Larger than the whole budget: clamped, so it can run alone; shrunk once known.
-        let mut guess = budget.reserve(1_000).unwrap();
+        let mut guess = budget.reserve_with(|| 1_000).unwrap();
         assert_eq!(guess.bytes(), 100);
         guess.shrink_to(30);
         assert_eq!(budget.used(), 30);
@@ -186,7 +180,7 @@ mod tests {
     #[test]
     fn a_waiter_asks_its_estimate_again_when_woken() {
         let budget = MemoryBudget::new(100);
-        let mut first = budget.reserve(100).unwrap();
+        let mut first = budget.reserve_with(|| 100).unwrap();
         let known = Arc::new(Mutex::new(None::<u64>));
         let (tx, rx) = std::sync::mpsc::channel();
         {
@@ -215,10 +209,10 @@ mod tests {
     #[test]
     fn close_wakes_waiters() {
         let budget = MemoryBudget::new(10);
-        let held = budget.reserve(10).unwrap();
+        let held = budget.reserve_with(|| 10).unwrap();
         let waiter = {
             let budget = Arc::clone(&budget);
-            std::thread::spawn(move || budget.reserve(5).is_none())
+            std::thread::spawn(move || budget.reserve_with(|| 5).is_none())
         };
         std::thread::sleep(Duration::from_millis(20));
         budget.close();

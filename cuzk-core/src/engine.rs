@@ -70,9 +70,14 @@ impl Shared {
         start: Instant,
         end: Instant,
     ) {
+        self.with_timeline(|r| r.record(lane, phase, (&item.job.id.0, item.index), start, end));
+    }
+
+    /// Runs `f` on the timeline being recorded, if any.
+    pub fn with_timeline(&self, f: impl FnOnce(&mut Recorder)) {
         let mut timeline = self.timeline.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(recorder) = timeline.as_mut() {
-            recorder.record(lane, phase, (&item.job.id.0, item.index), start, end);
+            f(recorder);
         }
     }
 
@@ -134,11 +139,17 @@ impl Shared {
             .remove(circuit_id);
     }
 
+    /// Records a partition's measured working set as the estimate for the next ones of its
+    /// circuit; a new estimate wakes the reservations waiting on the old one, which ask again.
     pub(crate) fn learn_working_set(&self, circuit_id: &str, bytes: u64) {
-        self.working_sets
+        let previous = self
+            .working_sets
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(circuit_id.to_string(), bytes);
+        if previous != Some(bytes) {
+            self.budget.wake();
+        }
     }
 }
 

@@ -24,7 +24,6 @@ use std::time::{Duration, Instant};
 
 use bellperson_lite::gpu::device_matrices;
 use bellperson_lite::matrices::ConstraintMatrices;
-use bellperson_lite::prover::PhaseTimings;
 use bellperson_lite::{Parameters, ProverError};
 use crossbeam_channel::{Receiver, Sender};
 use supraseal_c2::device::{device_count, device_info, DeviceInfo};
@@ -510,40 +509,14 @@ pub(crate) fn finalizer_loop(
         // Traced before delivering: once its last proof is delivered, a job's caller may take
         // the timeline.
         if let Ok(Ok((_, timings))) = &finished {
-            trace_gpu_half(&shared, &item, gpu_half, timings);
+            let (lane, ordinal, started, ended) = gpu_half;
+            shared.with_timeline(|r| {
+                let key = (item.job.id.0.as_str(), item.index);
+                r.record_gpu_half((lane, Lane::Gpu(ordinal)), key, (started, ended), timings);
+            });
         }
         let lane = Lane::Finalizer(index);
         shared.trace(lane, Phase::Finish, &item, started, Instant::now());
         deliver(&shared, item, &srs, "finishing the proof", finished);
     }
-}
-
-/// The GPU half of a proof in a timeline, from its phase timings: the worker's lane holds
-/// prep, the waits, the upload and the kernels back to back, ending when the half returned
-/// (prep is what the timings do not account for); the GPU's lane holds the kernels.
-fn trace_gpu_half(
-    shared: &Shared,
-    item: &QueuedPartition,
-    (lane, ordinal, started, ended): (Lane, i32, Instant, Instant),
-    t: &PhaseTimings,
-) {
-    let kernels = t.abc + t.ntt + t.msm_h + t.msm_l + t.msm_a + t.msm_b_g1 + t.msm_b_g2_gpu;
-    let copying = t.upload.saturating_sub(t.wait_memory + t.wait_compute);
-    let accounted = t.wait_memory + copying + t.wait_compute + kernels;
-    let prep = ended
-        .saturating_duration_since(started)
-        .saturating_sub(accounted);
-    let mut at = started;
-    for (phase, d) in [
-        (Phase::Prep, prep),
-        (Phase::WaitMemory, t.wait_memory),
-        (Phase::Upload, copying),
-        (Phase::WaitCompute, t.wait_compute),
-    ] {
-        let end = (at + d).min(ended);
-        shared.trace(lane, phase, item, at, end);
-        at = end;
-    }
-    shared.trace(lane, Phase::Kernels, item, at, ended);
-    shared.trace(Lane::Gpu(ordinal), Phase::Kernels, item, at, ended);
 }

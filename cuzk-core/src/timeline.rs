@@ -10,6 +10,8 @@
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
+use bellperson_lite::prover::PhaseTimings;
+
 /// The thread (or device) a span ran on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Lane {
@@ -121,6 +123,45 @@ pub struct Timeline {
     pub duration: Duration,
 }
 
+/// The GPU half of one proof as spans, from its phase timings: on `worker`, prep, the wait
+/// for memory, the upload, the wait for compute and the kernels back to back from `start`,
+/// ending at `end` (prep is what the timings do not account for: checks, splits, the C
+/// library's own overhead); on `gpu`, the same kernels. The C library times the waits, the
+/// upload and the kernels itself, so no clock needs to be shared with it.
+pub fn gpu_half(
+    (worker, gpu): (Lane, Lane),
+    (job, partition): (&str, usize),
+    (start, end): (Duration, Duration),
+    t: &PhaseTimings,
+) -> Vec<Span> {
+    let copying = t.upload.saturating_sub(t.wait_memory + t.wait_compute);
+    let accounted = t.wait_memory + copying + t.wait_compute + t.gpu_kernels();
+    let prep = end.saturating_sub(start).saturating_sub(accounted);
+    let span = |lane, phase, start, end| Span {
+        lane,
+        phase,
+        job: job.to_string(),
+        partition,
+        start,
+        end,
+    };
+    let mut spans = Vec::with_capacity(6);
+    let mut at = start;
+    for (phase, d) in [
+        (Phase::Prep, prep),
+        (Phase::WaitMemory, t.wait_memory),
+        (Phase::Upload, copying),
+        (Phase::WaitCompute, t.wait_compute),
+    ] {
+        let until = (at + d).min(end);
+        spans.push(span(worker, phase, at, until));
+        at = until;
+    }
+    spans.push(span(worker, Phase::Kernels, at, end));
+    spans.push(span(gpu, Phase::Kernels, at, end));
+    spans
+}
+
 /// A recording in progress (the engine keeps it behind a lock; spans are appended from any
 /// of its threads until it is taken).
 pub(crate) struct Recorder {
@@ -166,6 +207,21 @@ impl Recorder {
             start: start.saturating_duration_since(self.origin),
             end: end.duration_since(self.origin),
         });
+    }
+
+    /// [`gpu_half`] of a proof whose GPU half ran from `start` to `end`.
+    #[cfg(feature = "cuda")]
+    pub(crate) fn record_gpu_half(
+        &mut self,
+        lanes: (Lane, Lane),
+        key: (&str, usize),
+        (start, end): (Instant, Instant),
+        t: &PhaseTimings,
+    ) {
+        let length = end.saturating_duration_since(start);
+        for s in gpu_half(lanes, key, (Duration::ZERO, length), t) {
+            self.record(s.lane, s.phase, key, start + s.start, start + s.end);
+        }
     }
 
     pub(crate) fn finish(self) -> Timeline {
@@ -255,9 +311,18 @@ pub fn render_svg(timeline: &Timeline, title: &str) -> String {
         // About 6.5 px per character at this font size, and room for the swatch.
         lx += 30.0 + 6.5 * phase.name().len() as f64;
     }
+    // A full recording is said so on the picture, not left to look like idle lanes.
+    let dropped = if timeline.dropped > 0 {
+        format!(
+            " ({} spans left out: the recording was full)",
+            timeline.dropped
+        )
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        r#"<text x="{:.0}" y="{:.0}" text-anchor="end">{end:.2} s</text>"#,
+        r#"<text x="{:.0}" y="{:.0}" text-anchor="end">{end:.2} s{dropped}</text>"#,
         width - 10.0,
         legend_y + 18.0
     );
@@ -300,6 +365,46 @@ mod tests {
         assert!(timeline.spans[0].end > Duration::ZERO);
         assert_eq!(timeline.spans[1].lane, Lane::CpuProver(1));
         assert_eq!(timeline.spans[1].partition, 3);
+    }
+
+    #[test]
+    fn a_gpu_half_is_laid_out_from_its_timings_and_ends_with_its_kernels() {
+        let ms = Duration::from_millis;
+        let t = PhaseTimings {
+            wait_memory: ms(5),
+            upload: ms(5 + 10 + 3), // wait for memory, the copies, wait for compute
+            wait_compute: ms(3),
+            ntt: ms(20),
+            msm_h: ms(30),
+            ..PhaseTimings::default()
+        };
+        let (worker, gpu) = (
+            Lane::GpuWorker {
+                device: 0,
+                worker: 1,
+            },
+            Lane::Gpu(0),
+        );
+        let spans = gpu_half((worker, gpu), ("j", 2), (ms(100), ms(200)), &t);
+        let laid: Vec<_> = spans
+            .iter()
+            .map(|s| (s.lane, s.phase, s.start, s.end))
+            .collect();
+        assert_eq!(
+            laid,
+            [
+                (worker, Phase::Prep, ms(100), ms(132)),
+                (worker, Phase::WaitMemory, ms(132), ms(137)),
+                (worker, Phase::Upload, ms(137), ms(147)),
+                (worker, Phase::WaitCompute, ms(147), ms(150)),
+                (worker, Phase::Kernels, ms(150), ms(200)),
+                (gpu, Phase::Kernels, ms(150), ms(200)),
+            ]
+        );
+        // Timings longer than the half (clocks disagree): no prep, and nothing past the end.
+        let spans = gpu_half((worker, gpu), ("j", 2), (ms(0), ms(40)), &t);
+        assert_eq!(spans[0].end, ms(0));
+        assert!(spans.iter().all(|s| s.start <= s.end && s.end <= ms(40)));
     }
 
     #[test]
@@ -350,6 +455,17 @@ mod tests {
         assert!(
             svg.contains(">0.05 s<"),
             "the axis ends at the recording's end"
+        );
+        let full = render_svg(
+            &Timeline {
+                dropped: 7,
+                ..timeline
+            },
+            "t",
+        );
+        assert!(
+            full.contains("7 spans left out"),
+            "a full recording says so"
         );
     }
 }

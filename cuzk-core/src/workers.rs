@@ -150,7 +150,6 @@ fn synthesize_partition(
     let bytes = assignment_bytes(&assignment);
     shared.learn_working_set(&job.circuit_id, bytes);
     reservation.shrink_to(bytes);
-    shared.budget.wake(); // waiters ask their estimates again
 
     let (r, s) = batch_randomness(1, &mut rand::rngs::OsRng);
     Ok(Some(SynthesizedPartition {

@@ -9,8 +9,10 @@
 //! every benchmark, and prints a summary table.
 //!
 //! This library holds what the tests share: fresh random inputs every run, with the seed
-//! printed so that a failure can be replayed, and the switch to small sizes.
+//! printed so that a failure can be replayed, the switch to small sizes, edge-case circuits
+//! (`circuits`), and the benchmarks' `--abc` option ([`abc_on_gpu`]).
 
+pub mod circuits;
 pub mod compare;
 pub mod fp;
 #[cfg(feature = "cuda")]
@@ -111,5 +113,15 @@ mod tests {
         let replayed = rng().next_u64();
         std::env::remove_var(SEED_VAR);
         assert_eq!(replayed, ChaCha20Rng::seed_from_u64(7).next_u64());
+    }
+}
+
+/// The benchmarks' `--abc gpu|cpu`: whether the GPUs evaluate a, b and c from their copy of
+/// the constraint matrices (`gpus.matrices_on_gpu`).
+pub fn abc_on_gpu(value: &str) -> Result<bool, String> {
+    match value {
+        "gpu" => Ok(true),
+        "cpu" => Ok(false),
+        other => Err(format!("--abc {other}: gpu or cpu")),
     }
 }

@@ -10,11 +10,12 @@
 
 use std::sync::Arc;
 
-use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
+use bellpepper_core::Circuit;
 use bellperson_lite::circuits::{InterleavedCircuit, MixCircuit, ShaCircuit};
 use bellperson_lite::generator::{generate_random_parameters, BenchmarkSrs, CircuitShape};
 use bellperson_lite::gpu::{
-    device_matrices, device_params, device_params_with, prove_start_on, G2Placement, GpuTarget,
+    device_matrices, device_params, device_params_with, matrices_ref, prove_start_on, G2Placement,
+    GpuTarget,
 };
 use bellperson_lite::matrices::{record_matrices, synthesize_witness, ConstraintMatrices};
 use bellperson_lite::prover::{batch_randomness, prove_from_assignments};
@@ -22,6 +23,7 @@ use bellperson_lite::synthesis::synthesize_circuit;
 use bellperson_lite::verifier::{prepare_verifying_key, verify_proof};
 use bellperson_lite::{Proof, ProverError, ProvingKey};
 use blstrs::Scalar;
+use cuzk_gpu_tests::circuits::{ConstantCircuit, InputsOnlyCircuit};
 use cuzk_gpu_tests::{rng, small};
 use ff::Field;
 use rand::RngCore;
@@ -115,56 +117,6 @@ fn check_verifies<C: Circuit<Scalar> + Clone>(
             !verify_proof(&pvk, &proofs[0], &wrong).unwrap(),
             "{what}: proof verifies with a wrong public input"
         );
-    }
-}
-
-/// `n` aux variables all equal to `value` (x * x = x, x * 1 = input), one public input.
-#[derive(Clone)]
-struct ConstantCircuit {
-    n: usize,
-    value: bool,
-}
-
-impl Circuit<Scalar> for ConstantCircuit {
-    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
-        let v = if self.value {
-            Scalar::ONE
-        } else {
-            Scalar::ZERO
-        };
-        let input = cs.alloc_input(|| "input", || Ok(v))?;
-        for i in 0..self.n {
-            let x = cs.alloc(|| format!("x{i}"), || Ok(v))?;
-            cs.enforce(|| format!("bit {i}"), |lc| lc + x, |lc| lc + x, |lc| lc + x);
-            cs.enforce(
-                || format!("eq {i}"),
-                |lc| lc + x,
-                |lc| lc + CS::one(),
-                |lc| lc + input,
-            );
-        }
-        Ok(())
-    }
-}
-
-/// Public inputs only: each input times one is itself.
-#[derive(Clone)]
-struct InputsOnlyCircuit {
-    values: Vec<Scalar>,
-}
-
-impl Circuit<Scalar> for InputsOnlyCircuit {
-    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
-        for (i, v) in self.values.iter().enumerate() {
-            let x = cs.alloc_input(|| format!("x{i}"), || Ok(*v))?;
-            cs.enforce(
-                || format!("c{i}"),
-                |lc| lc + x,
-                |lc| lc + CS::one(),
-                |lc| lc + x,
-            );
-        }
-        Ok(())
     }
 }
 
@@ -264,7 +216,14 @@ fn an_unsatisfied_witness_is_reported() {
     let mut witness = matrices
         .witness_assignment(synthesize_witness(c).unwrap())
         .unwrap();
-    let at = witness.aux_assignment.len() / 2;
+    // A field-element value (y = 1 / (prev + k)): one more breaks its own constraint. A bit
+    // would not always do (0 -> 1 still satisfies y * y = y, and the next variable may be a
+    // bit that does not read it): a seed that picked one made the witness still valid.
+    let at = witness
+        .aux_assignment
+        .iter()
+        .position(|v| *v != Scalar::ZERO && *v != Scalar::ONE)
+        .expect("a mix circuit with half its values bits has field elements");
     witness.aux_assignment[at] += Scalar::ONE;
     let dp = device_params(&locks, Arc::clone(&params)).unwrap();
     let dm = device_matrices(&locks, &matrices).unwrap();
@@ -281,24 +240,6 @@ fn an_unsatisfied_witness_is_reported() {
             assert_eq!(total, matrices.num_constraints())
         }
         other => panic!("expected Unsatisfied, got {:?}", other.map(|_| ())),
-    }
-}
-
-fn as_ref(m: &ConstraintMatrices) -> MatricesRef<'_> {
-    fn rows(r: &bellperson_lite::matrices::SparseRows) -> SparseRowsRef<'_> {
-        SparseRowsRef {
-            row_ends: &r.row_ends,
-            cols: &r.cols,
-            coeffs: &r.coeffs,
-        }
-    }
-    MatricesRef {
-        num_inputs: m.num_inputs,
-        num_aux: m.num_aux,
-        a: rows(&m.a),
-        b: rows(&m.b),
-        c: rows(&m.c),
-        coeff_table: &m.coeff_table,
     }
 }
 
@@ -319,7 +260,7 @@ fn bad_matrices_and_mismatched_witnesses_are_typed_errors() {
     let locks = locks();
     let c = MixCircuit::new(8, 0.5, rng.next_u64());
     let m = record_matrices(c.clone()).unwrap();
-    let good = as_ref(&m);
+    let good = matrices_ref(&m);
     let reserved_before = locks.info().unwrap().vram_reserved;
 
     let mut cols = m.a.cols.to_vec();

@@ -8,7 +8,6 @@
 
 use std::sync::Arc;
 
-use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
 use bellperson_lite::circuits::{MixCircuit, ShaCircuit};
 use bellperson_lite::generator::{generate_random_parameters, BenchmarkSrs, CircuitShape};
 use bellperson_lite::gpu::{
@@ -20,6 +19,7 @@ use bellperson_lite::synthesis::{synthesize_circuit, ProvingAssignment};
 use bellperson_lite::verifier::{prepare_verifying_key, verify_proof};
 use bellperson_lite::{Parameters, ProverError, ProvingKey};
 use blstrs::Scalar;
+use cuzk_gpu_tests::circuits::{ConstantCircuit, InputsOnlyCircuit};
 use cuzk_gpu_tests::{rng, small};
 use ff::Field;
 use rand::{Rng, RngCore};
@@ -28,56 +28,6 @@ use supraseal_c2::groth16::{inject_faults, DeviceParams, GpuLocks, Residency};
 use supraseal_c2::CudaError;
 
 const DEVICE: i32 = 0;
-
-/// `n` aux variables all equal to `value` (each x * x = x and x * 1 = input), one public input.
-#[derive(Clone)]
-struct ConstantCircuit {
-    n: usize,
-    value: bool,
-}
-
-impl Circuit<Scalar> for ConstantCircuit {
-    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
-        let v = if self.value {
-            Scalar::ONE
-        } else {
-            Scalar::ZERO
-        };
-        let input = cs.alloc_input(|| "input", || Ok(v))?;
-        for i in 0..self.n {
-            let x = cs.alloc(|| format!("x{i}"), || Ok(v))?;
-            cs.enforce(|| format!("bit {i}"), |lc| lc + x, |lc| lc + x, |lc| lc + x);
-            cs.enforce(
-                || format!("eq {i}"),
-                |lc| lc + x,
-                |lc| lc + CS::one(),
-                |lc| lc + input,
-            );
-        }
-        Ok(())
-    }
-}
-
-/// Public inputs only, no aux variable: each input times one is itself.
-#[derive(Clone)]
-struct InputsOnlyCircuit {
-    values: Vec<Scalar>,
-}
-
-impl Circuit<Scalar> for InputsOnlyCircuit {
-    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
-        for (i, v) in self.values.iter().enumerate() {
-            let x = cs.alloc_input(|| format!("x{i}"), || Ok(*v))?;
-            cs.enforce(
-                || format!("c{i}"),
-                |lc| lc + x,
-                |lc| lc + CS::one(),
-                |lc| lc + x,
-            );
-        }
-        Ok(())
-    }
-}
 
 fn locks() -> GpuLocks {
     GpuLocks::new(DEVICE, None).expect("GPU locks")

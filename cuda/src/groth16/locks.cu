@@ -50,6 +50,32 @@ void vram_budget_t::release_held(size_t bytes) {
     freed_.notify_all();
 }
 
+held_block_t::result_t held_block_t::try_allocate(vram_budget_t& budget, int device, size_t bytes,
+                                                  cudaError_t* error) {
+    if (!budget.try_hold(bytes)) return result_t::no_room;
+    // device-wide-ok: once per parameter or matrix set, when it is put on the device
+    const cudaError_t err = cudaMalloc(&d_, bytes);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        d_ = nullptr;
+        budget.release_held(bytes);
+        if (error) *error = err;
+        return result_t::alloc_failed;
+    }
+    budget_ = &budget;
+    device_ = device;
+    bytes_ = bytes;
+    return result_t::held;
+}
+
+held_block_t::~held_block_t() {
+    if (!d_) return;
+    // Teardown, not the proving path: the plain cudaFree (which waits for the device) is fine.
+    cudaSetDevice(device_);
+    cudaFree(d_);  // device-wide-ok: teardown
+    budget_->release_held(bytes_);
+}
+
 size_t vram_budget_t::held() const {
     std::lock_guard<std::mutex> lock(mu_);
     return held_;

@@ -67,6 +67,32 @@ private:
     cudaStream_t stream_;
 };
 
+// One device allocation held from a budget until destroyed: what a resident parameter set or
+// constraint-matrix set lives in. Held first and allocated second, and given back in full
+// (allocation, hold) by the destructor, also when its owner's creation fails half-way.
+class held_block_t {
+public:
+    enum class result_t { held, no_room, alloc_failed };
+
+    held_block_t() = default;
+    ~held_block_t();
+    held_block_t(const held_block_t&) = delete;
+    held_block_t& operator=(const held_block_t&) = delete;
+
+    // Holds `bytes` of `budget` (if they fit now) and allocates them on `device`; on
+    // `alloc_failed`, `*error` is the CUDA error and nothing stays held. Once per block.
+    result_t try_allocate(vram_budget_t& budget, int device, size_t bytes, cudaError_t* error);
+
+    uint8_t* get() const { return static_cast<uint8_t*>(d_); }
+    size_t bytes() const { return bytes_; }
+
+private:
+    vram_budget_t* budget_ = nullptr;
+    int device_ = 0;
+    void* d_ = nullptr;
+    size_t bytes_ = 0;
+};
+
 }  // namespace cuzk::groth16
 
 struct cuzk_gpu_locks {

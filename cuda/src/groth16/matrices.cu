@@ -9,16 +9,6 @@
 
 using cuzk::fr_t;
 
-cuzk_groth16_matrices::~cuzk_groth16_matrices() {
-    // Teardown, not the proving path: the plain cudaFree (which waits for the device) is fine.
-    if (d_block) {
-        cudaSetDevice(device);
-        cudaFree(d_block);  // device-wide-ok: teardown
-    }
-    // Also when creation failed after reserving (a bad index, a failed allocation).
-    if (reserved) locks->vram.release_held(reserved);
-}
-
 namespace cuzk::groth16 {
 namespace {
 
@@ -81,7 +71,6 @@ std::unique_ptr<matrices_t> make_matrices(cuzk_gpu_locks* given, int device, siz
 
     auto out = std::make_unique<matrices_t>();
     out->device = device;
-    out->locks = locks;
     out->num_inputs = num_inputs;
     out->num_aux = num_aux;
     out->num_constraints = rows;
@@ -94,24 +83,23 @@ std::unique_ptr<matrices_t> make_matrices(cuzk_gpu_locks* given, int device, siz
                  "matrices: " + std::to_string(total) + " bytes beside the " + std::to_string(locks->vram.held()) +
                      " held on GPU " + std::to_string(device) + " would leave less than a quarter of its " +
                      std::to_string(locks->vram.total()) + "-byte VRAM budget to proofs");
-    // Reserved before the indices are checked: that check reads every term on the CPU
-    // (seconds for the largest circuits), and a budget that cannot hold the matrices now is
-    // the common refusal, which a caller may retry later.
-    CUZK_REQUIRE(locks->vram.try_hold(total),
-                 "matrices: " + std::to_string(total) + " bytes do not fit what is left of GPU " +
-                     std::to_string(device) + "'s VRAM budget (" + std::to_string(locks->vram.reserved()) + " of " +
-                     std::to_string(locks->vram.total()) + " reserved)");
-    out->reserved = total;  // released by the destructor if anything below fails
-    for (int i = 0; i < 3; i++) check_rows(*m[i], names[i], rows, num_inputs + num_aux, coeff_len);
-    // device-wide-ok: once per circuit shape, when its matrices are put on the device
-    cudaError_t err = cudaMalloc(&out->d_block, total);
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        out->d_block = nullptr;
-        CUZK_CUDA_CHECK(err);
+    // Held before the indices are checked: that check reads every term on the CPU (seconds
+    // for the largest circuits), and a budget that cannot hold the matrices now is the common
+    // refusal, which a caller may retry later. The block is given back if the check fails.
+    cudaError_t err = cudaSuccess;
+    switch (out->block.try_allocate(locks->vram, device, total, &err)) {
+        case held_block_t::result_t::held: break;
+        case held_block_t::result_t::no_room:
+            CUZK_REQUIRE(false, "matrices: " + std::to_string(total) + " bytes do not fit what is left of GPU " +
+                                    std::to_string(device) + "'s VRAM budget (" +
+                                    std::to_string(locks->vram.reserved()) + " of " +
+                                    std::to_string(locks->vram.total()) + " reserved)");
+            break;
+        case held_block_t::result_t::alloc_failed: CUZK_CUDA_CHECK(err); break;
     }
+    for (int i = 0; i < 3; i++) check_rows(*m[i], names[i], rows, num_inputs + num_aux, coeff_len);
     stream_t s;
-    uint8_t* at = static_cast<uint8_t*>(out->d_block);
+    uint8_t* at = out->block.get();
     if (coeff_len)
         CUZK_CUDA_CHECK(cudaMemcpyAsync(at, table, coeff_len * sizeof(fr_t), cudaMemcpyHostToDevice, s));
     out->coeff_table = reinterpret_cast<const fr_t*>(at);
@@ -216,7 +204,7 @@ extern "C" cuzk_error_t cuzk_groth16_matrices_create(cuzk_gpu_locks_t* locks, in
 }
 
 extern "C" size_t cuzk_groth16_matrices_bytes(const cuzk_groth16_matrices_t* matrices) {
-    return matrices ? matrices->reserved : 0;
+    return matrices ? matrices->block.bytes() : 0;
 }
 
 extern "C" void cuzk_groth16_matrices_destroy(cuzk_groth16_matrices_t* matrices) { delete matrices; }

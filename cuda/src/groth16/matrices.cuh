@@ -26,21 +26,14 @@ struct device_rows_t {
 
 struct cuzk_groth16_matrices {
     int device = 0;
-    cuzk_gpu_locks* locks = nullptr;
     size_t num_inputs = 0, num_aux = 0, num_constraints = 0;
     cuzk::groth16::device_rows_t a, b, c;
     const cuzk::fr_t* coeff_table = nullptr;
     size_t coeff_len = 0;
-    // One allocation holding everything above, and the bytes reserved for it.
-    void* d_block = nullptr;
-    size_t reserved = 0;
+    // One allocation holding everything above, held from the device's budget.
+    cuzk::groth16::held_block_t block;
 
     size_t num_variables() const { return num_inputs + num_aux; }
-
-    cuzk_groth16_matrices() = default;
-    ~cuzk_groth16_matrices();
-    cuzk_groth16_matrices(const cuzk_groth16_matrices&) = delete;
-    cuzk_groth16_matrices& operator=(const cuzk_groth16_matrices&) = delete;
 };
 
 namespace cuzk::groth16 {

@@ -51,12 +51,7 @@ uint8_t* place(cuzk::groth16::query_vector_t<A>& v, uint8_t* at, cudaStream_t s)
 }  // namespace
 
 cuzk_groth16_params::~cuzk_groth16_params() {
-    // Teardown, not the proving path: the plain cudaFree (which waits for the device) is fine.
-    if (d_block) {
-        cudaSetDevice(device);
-        cudaFree(d_block);  // device-wide-ok: teardown
-        locks->vram.release_held(reserved);
-    }
+    // The resident block gives itself back (held_block_t); streamed vectors are unpinned.
     for (g1_vector_t* v : g1_vectors()) unpin(*v);
     unpin(b_g2);
 }
@@ -92,21 +87,11 @@ std::unique_ptr<params_t> make_params(cuzk_gpu_locks* given, int device, int res
     // Resident only if it leaves room for the largest proof this set can run: about the
     // size of the vectors again (scalars, scratch), checked roughly here and exactly by each
     // proof's reservation.
+    // No room or a failed allocation: streamed instead.
     if (residency == CUZK_RESIDENCY_AUTO && total > 0 && total * 2 <= locks->vram.total() &&
-        locks->vram.try_hold(total)) {
-        p->reserved = total;
-        // device-wide-ok: once per parameter set, when it is put on the device
-        cudaError_t err = cudaMalloc(&p->d_block, total);
-        if (err != cudaSuccess) {
-            (void)cudaGetLastError();
-            locks->vram.release_held(total);
-            p->reserved = 0;
-            p->d_block = nullptr;
-        }
-    }
-    if (p->d_block) {
+        p->block.try_allocate(locks->vram, device, total, nullptr) == held_block_t::result_t::held) {
         stream_t s;
-        uint8_t* at = static_cast<uint8_t*>(p->d_block);
+        uint8_t* at = p->block.get();
         for (g1_vector_t* v : p->g1_vectors()) at = place(*v, at, s);
         place(p->b_g2, at, s);
         s.sync();

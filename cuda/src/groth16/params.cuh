@@ -20,7 +20,7 @@ struct query_vector_t {
     // The caller's array; kept only while streaming (null once resident).
     const A* host = nullptr;
     size_t len = 0;
-    // The device copy, inside params_t::d_block, when resident.
+    // The device copy, inside params_t::block, when resident.
     A* d = nullptr;
     // Whether `host` was page-locked by us (and must be unregistered).
     bool pinned = false;
@@ -40,9 +40,8 @@ struct cuzk_groth16_params {
     // indexed by B's densities, so the G1 split serves both).
     cuzk::groth16::g2_vector_t b_g2;
     bool resident = false;
-    // One allocation holding every resident vector, and the bytes reserved for it.
-    void* d_block = nullptr;
-    size_t reserved = 0;
+    // One allocation holding every resident vector, held from the device's budget.
+    cuzk::groth16::held_block_t block;
 
     std::array<cuzk::groth16::g1_vector_t*, 4> g1_vectors() { return {&h, &l, &a, &b_g1}; }
     std::array<const cuzk::groth16::g1_vector_t*, 4> g1_vectors() const { return {&h, &l, &a, &b_g1}; }

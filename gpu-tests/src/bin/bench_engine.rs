@@ -18,15 +18,7 @@ use std::time::Instant;
 
 use cuzk_core::sweep::{render_table, run_sweep, to_json, write_timelines, SweepPlan};
 use cuzk_core::Config;
-
-/// `--abc gpu|cpu`: whether the GPUs evaluate a, b and c from their copy of the matrices.
-fn abc_on_gpu(value: &str) -> Result<bool, String> {
-    match value {
-        "gpu" => Ok(true),
-        "cpu" => Ok(false),
-        other => Err(format!("--abc {other}: gpu or cpu")),
-    }
-}
+use cuzk_gpu_tests::abc_on_gpu;
 
 /// The plan and the GPUs from the command line.
 fn parse_args() -> Result<(SweepPlan, Config), String> {

@@ -31,7 +31,7 @@ use bellperson_lite::matrices::{record_matrices, synthesize_witness};
 use bellperson_lite::prover::PhaseTimings;
 use bellperson_lite::synthesis::{synthesize_circuit, ProvingAssignment};
 use blstrs::Scalar;
-use cuzk_core::timeline::{render_svg, Lane, Phase, Span, Timeline};
+use cuzk_core::timeline::{gpu_half, render_svg, Lane, Phase, Span, Timeline};
 use ff::Field;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -57,8 +57,7 @@ struct Trace {
 
 impl Trace {
     fn kernels(&self) -> f64 {
-        let t = &self.t;
-        (t.abc + t.ntt + t.msm_h + t.msm_l + t.msm_a + t.msm_b_g1 + t.msm_b_g2_gpu).as_secs_f64()
+        self.t.gpu_kernels().as_secs_f64()
     }
 }
 
@@ -184,52 +183,24 @@ fn run_point(
 /// upload, wait for compute, kernels), a lane per finalizer (B_G2 and assembly), and the
 /// GPU's kernels.
 fn svg(title: &str, p: &Point) -> String {
+    let secs = |t: f64| Duration::from_secs_f64(t.max(0.0));
     let mut spans = Vec::new();
-    let secs = Duration::from_secs_f64;
     for (n, t) in p.traces.iter().enumerate() {
-        let mut push = |lane, phase, a: f64, b: f64| {
-            if b > a {
-                spans.push(Span {
-                    lane,
-                    phase,
-                    job: format!("proof {n}"),
-                    partition: 0,
-                    start: secs(a.max(0.0)),
-                    end: secs(b.max(0.0)),
-                });
-            }
-        };
+        let job = format!("proof {n}");
         let worker = Lane::GpuWorker {
             device: 0,
             worker: t.worker,
         };
-        let s = |d: Duration| d.as_secs_f64();
-        let mut at = t.taken;
-        for (phase, d) in [
-            (Phase::Prep, s(t.t.prep)),
-            (Phase::WaitMemory, s(t.t.wait_memory)),
-            (
-                Phase::Upload,
-                s(t.t.upload) - s(t.t.wait_memory) - s(t.t.wait_compute),
-            ),
-            (Phase::WaitCompute, s(t.t.wait_compute)),
-        ] {
-            push(worker, phase, at, at + d.max(0.0));
-            at += d.max(0.0);
-        }
-        push(worker, Phase::Kernels, at, t.gpu_end);
-        push(
-            Lane::Gpu(0),
-            Phase::Kernels,
-            t.gpu_end - t.kernels(),
-            t.gpu_end,
-        );
-        push(
-            Lane::Finalizer(t.finalizer),
-            Phase::Finish,
-            t.finish_start,
-            t.finish_end,
-        );
+        let half = (secs(t.taken), secs(t.gpu_end));
+        spans.extend(gpu_half((worker, Lane::Gpu(0)), (&job, 0), half, &t.t));
+        spans.push(Span {
+            lane: Lane::Finalizer(t.finalizer),
+            phase: Phase::Finish,
+            job,
+            partition: 0,
+            start: secs(t.finish_start),
+            end: secs(t.finish_end),
+        });
     }
     let duration = spans.iter().map(|s| s.end).max().unwrap_or_default();
     render_svg(

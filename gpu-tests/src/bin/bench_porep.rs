@@ -81,13 +81,7 @@ fn options() -> Result<Options, String> {
             "--timed-jobs" => o.timed_jobs = number(value()?)?,
             "--param-cache" => o.param_cache = PathBuf::from(value()?),
             "--b-g2" => o.b_g2 = value()?.parse()?,
-            "--abc" => {
-                o.abc_on_gpu = match value()?.as_str() {
-                    "gpu" => true,
-                    "cpu" => false,
-                    other => return Err(format!("--abc {other}: gpu or cpu")),
-                }
-            }
+            "--abc" => o.abc_on_gpu = cuzk_gpu_tests::abc_on_gpu(&value()?)?,
             "--concurrency" => {
                 o.concurrency = value()?
                     .split(',')
