@@ -54,12 +54,31 @@ impl Reservation {
 }
 
 impl Reservation {
-    /// Grows the reservation by `bytes` when that fits now, and says whether it did. It
-    /// never waits: a holder waiting to grow could wait for another holder doing the same.
+    /// Grows the reservation by `bytes`, waiting at most `patience` for them to fit, and says
+    /// whether it did. The wait is bounded because the holder keeps what it has while it
+    /// waits: two holders waiting for each other's bytes give up instead of deadlocking.
+    /// Growth that could never fit (past the whole budget) or a closed budget is refused at
+    /// once.
     #[cfg(any(test, feature = "cuda"))]
-    pub fn try_grow(&mut self, bytes: u64) -> bool {
-        let mut s = self.budget.state();
-        if s.used + bytes > self.budget.total {
+    pub fn grow_within(&mut self, bytes: u64, patience: std::time::Duration) -> bool {
+        let budget = Arc::clone(&self.budget);
+        if self.bytes + bytes > budget.total {
+            return false;
+        }
+        let deadline = std::time::Instant::now() + patience;
+        let mut s = budget.state();
+        while !s.closed && s.used + bytes > budget.total {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            s = budget
+                .freed
+                .wait_timeout(s, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        if s.closed {
             return false;
         }
         s.used += bytes;
@@ -171,10 +190,38 @@ mod tests {
         assert_eq!(budget.used(), 30);
         guess.shrink_to(80);
         assert_eq!(budget.used(), 30, "never grows");
-        assert!(guess.try_grow(50));
+        let none = Duration::ZERO;
+        assert!(guess.grow_within(50, none));
         assert_eq!((guess.bytes(), budget.used(), budget.peak()), (80, 80, 100));
-        assert!(!guess.try_grow(21), "past the budget: refused at once");
+        assert!(
+            !guess.grow_within(21, Duration::from_secs(60)),
+            "past the budget: refused at once"
+        );
         assert_eq!(budget.used(), 80);
+    }
+
+    #[test]
+    fn growing_waits_for_freed_bytes_but_not_forever() {
+        let budget = MemoryBudget::new(100);
+        let mut grower = budget.reserve_with(|| 40).unwrap();
+        let other = budget.reserve_with(|| 50).unwrap();
+        // 40 + 50 + 20 > 100: nothing is freed within the patience, so it gives up.
+        let started = std::time::Instant::now();
+        assert!(!grower.grow_within(20, Duration::from_millis(50)));
+        assert!(started.elapsed() >= Duration::from_millis(50));
+        assert_eq!((grower.bytes(), budget.used()), (40, 90));
+        // Freed while it waits: it grows.
+        let freer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(30));
+            drop(other);
+        });
+        assert!(grower.grow_within(20, Duration::from_secs(10)));
+        freer.join().unwrap();
+        assert_eq!((grower.bytes(), budget.used()), (60, 60));
+        // A closed budget refuses at once.
+        budget.close();
+        assert!(!grower.grow_within(1, Duration::from_secs(10)));
+        assert_eq!(budget.used(), 60);
     }
 
     #[test]

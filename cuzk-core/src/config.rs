@@ -43,9 +43,10 @@ pub struct EngineConfig {
     /// Jobs that may wait in the queue; a submission beyond it is refused with a retryable
     /// error instead of growing the queue without bound. Default 1024.
     pub queue_capacity: usize,
-    /// Threads that synthesize partitions; 0 = auto (the cores minus two, at least one:
-    /// the GPU workers and finalizers need CPU time too). Synthesis is the bottleneck, so
-    /// this is the main knob. Default 0.
+    /// Threads that synthesize partitions; 0 = auto: every core when GPUs evaluate a, b and
+    /// c from resident matrices (their workers and finalizers then mostly wait on the GPU),
+    /// otherwise the cores minus two (at least one: provers and finalizers need CPU time).
+    /// Synthesis is the bottleneck, so this is the main knob. Default 0.
     pub synthesis_threads: usize,
     /// Provers running on the CPU when no GPU is used (each uses every core through rayon
     /// while it proves). Default 1.
@@ -251,11 +252,13 @@ impl Config {
         Ok(())
     }
 
-    /// The synthesis thread count, `engine.synthesis_threads` resolved.
-    pub fn synthesis_threads(&self) -> usize {
-        match self.engine.synthesis_threads {
-            0 => num_cpus::get().saturating_sub(2).max(1),
-            n => n,
+    /// The synthesis thread count, `engine.synthesis_threads` resolved; `products_on_gpu`:
+    /// the GPUs evaluate a, b and c (GPU provers with `gpus.matrices_on_gpu`).
+    pub fn synthesis_threads(&self, products_on_gpu: bool) -> usize {
+        match (self.engine.synthesis_threads, products_on_gpu) {
+            (0, true) => num_cpus::get(),
+            (0, false) => num_cpus::get().saturating_sub(2).max(1),
+            (n, _) => n,
         }
     }
 
@@ -442,6 +445,7 @@ mod tests {
         let c = Config::default();
         assert!(c.srs_budget() < physical_memory());
         assert!(c.memory_budget() + c.srs_budget() <= physical_memory().max(2 << 30));
-        assert!(c.synthesis_threads() >= 1);
+        assert!(c.synthesis_threads(false) >= 1);
+        assert!(c.synthesis_threads(true) >= c.synthesis_threads(false));
     }
 }

@@ -1,312 +1,37 @@
-//! The GPU side of the engine (feature `cuda`): the devices in use, their workers and the
-//! finalizers.
+//! The GPU side of the engine's threads (feature `cuda`): the workers and the finalizers.
 //!
-//! Each device has one [`GpuLocks`] (its memory lock, compute lock and VRAM budget) shared by
-//! `gpus.gpu_workers_per_device` worker threads. A worker takes a synthesized partition, runs
-//! the GPU half of the proof ([`gpu_prove_start`]: uploads under the memory lock, kernels
-//! under the compute lock), hands the pending proof to a finalizer and takes its next
-//! partition at once; a finalizer waits for B in G2, assembles the proof and self-checks it.
-//! Parameters are put on a device the first time a partition of their circuit reaches it, and
-//! kept there until the parameter set changes or is evicted.
+//! Each device ([`GpuDevice`]) has `gpus.gpu_workers_per_device` worker threads sharing its
+//! locks. A worker takes a synthesized partition, runs the GPU half of the proof
+//! ([`gpu_prove_start`]: uploads under the memory lock, kernels under the compute lock), hands
+//! the pending proof to a finalizer and takes its next partition at once; a finalizer waits
+//! for B in G2, assembles the proof and self-checks it.
 //!
 //! Every device's workers take partitions from one channel, so work spreads over the devices
-//! by who is free. A device whose proofs fail with kernel or driver errors
-//! [`FAULTS_TO_RETIRE`] times in a row is taken out of rotation while another device remains:
-//! its workers put back what they hold (synthesized again and proved elsewhere, without using
-//! up the partition's one retry) and stop. The last device in rotation stays: with no other
-//! GPU to go to, its faults count against the partitions as on a one-GPU host (one retry,
-//! then the job fails).
+//! by who is free. When a device is taken out of rotation its workers put back what they
+//! hold (synthesized again and proved elsewhere, without using up the partition's one retry)
+//! and stop. With no other GPU to go to, the last device's faults count against the
+//! partitions as on a one-GPU host (one retry, then the job fails).
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bellperson_lite::gpu::device_matrices;
-use bellperson_lite::matrices::ConstraintMatrices;
+use bellperson_lite::gpu::GpuPending;
 use bellperson_lite::{Parameters, ProverError};
 use crossbeam_channel::{Receiver, Sender};
-use supraseal_c2::device::{device_count, device_info, DeviceInfo};
-use supraseal_c2::groth16::{DeviceMatrices, GpuLocks};
 use supraseal_c2::CudaError;
 
 use crate::budget::Reservation;
-use crate::config::{ByteSize, Config, G2Placement};
 use crate::engine::Shared;
-use crate::error::EngineError;
-use crate::pipeline::{gpu_prove_finish, gpu_prove_start, GpuParams, Synthesized};
+use crate::gpu_device::{GpuDevice, FAULTS_TO_RETIRE};
+use crate::pipeline::{gpu_prove_finish, gpu_prove_start, Synthesized};
 use crate::scheduler::QueuedPartition;
 use crate::srs::LoadedSrs;
 use crate::timeline::{Lane, Phase};
 use crate::workers::{deliver, panic_message, partition_span, SynthesizedPartition};
-use bellperson_lite::gpu::GpuPending;
 
-/// A circuit's parameters on one device, with the host set they were made from (a reloaded
-/// set is a new `Arc`, and its device copy is made again).
-type DeviceCopies = HashMap<String, (Arc<Parameters>, Arc<GpuParams<Parameters>>)>;
-
-/// A circuit's constraint matrices on one device, with the host copy they were made from.
-type DeviceMatrixCopies = HashMap<String, (Arc<ConstraintMatrices>, MatrixCopy)>;
-
-/// A device's copy of one circuit's matrices, or when it was last refused (its products are
-/// then computed on the CPU until [`MATRICES_RETRY`] has passed).
-enum MatrixCopy {
-    OnDevice(Arc<DeviceMatrices>),
-    Refused(Instant),
-}
-
-/// How long after a refusal a device is asked again to hold a circuit's matrices.
-const MATRICES_RETRY: Duration = Duration::from_secs(30);
-
-/// Kernel or driver errors in a row (no proof that worked between them) that take a device
-/// out of rotation. One is not enough: a single fault is retried, and may not repeat.
-pub(crate) const FAULTS_TO_RETIRE: u32 = 2;
-
-/// One GPU in use.
-pub(crate) struct GpuDevice {
-    pub info: DeviceInfo,
-    pub locks: GpuLocks,
-    /// Where B's G2 sum runs (`gpus.b_g2`), fixed when a parameter set is put on the device.
-    b_g2: G2Placement,
-    /// Parameter sets on this device, by circuit id.
-    params: Mutex<DeviceCopies>,
-    /// Constraint matrices on this device, by circuit id (`gpus.matrices_on_gpu`).
-    matrices: Mutex<DeviceMatrixCopies>,
-    /// The compute lock's busy time when the engine started.
-    busy_at_start_ns: u64,
-    /// Kernel or driver errors since the last proof that worked.
-    faults_in_a_row: AtomicU32,
-    /// Out of rotation: its workers take no more work.
-    retired: AtomicBool,
-    /// How many of the engine's devices are in rotation (shared by all of them): the last
-    /// one is never taken out.
-    in_rotation: Arc<Mutex<usize>>,
-    /// Faults to report on the next proofs' GPU halves, instead of running them
-    /// ([`crate::Engine::inject_gpu_faults`], for tests of the fault handling).
-    injected_faults: AtomicU32,
-    /// The job id and kind each worker holds, by worker (for the status).
-    in_hand: Mutex<Vec<Option<(String, String)>>>,
-}
-
-/// What [`GpuDevice::activity`] reports.
-pub(crate) struct DeviceActivity {
-    pub retired: bool,
-    /// (job id, kind) of the partitions its workers hold.
-    pub in_hand: Vec<(String, String)>,
-}
-
-impl GpuDevice {
-    /// This device's copy of `srs`, made on first use.
-    fn params_for(&self, srs: &LoadedSrs) -> Result<Arc<GpuParams<Parameters>>, String> {
-        // Held while a copy is made, so that two workers do not upload the same set twice.
-        let mut cache = self.params.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((host, on_device)) = cache.get(&srs.circuit_id) {
-            if Arc::ptr_eq(host, &srs.params) {
-                return Ok(Arc::clone(on_device));
-            }
-        }
-        let on_device = GpuParams::new(Arc::clone(&srs.params), &self.locks, self.b_g2)
-            .map(Arc::new)
-            .map_err(|e| {
-                format!(
-                    "parameters of `{}` on GPU {}: {e}",
-                    srs.circuit_id, self.info.ordinal
-                )
-            })?;
-        cache.insert(
-            srs.circuit_id.clone(),
-            (Arc::clone(&srs.params), Arc::clone(&on_device)),
-        );
-        Ok(on_device)
-    }
-
-    /// This device's copy of `circuit_id`'s matrices, made on first use; `None` when they
-    /// cannot be put on the device now (the caller computes the products on the CPU). A
-    /// refusal is tried again after [`MATRICES_RETRY`]: the budget may have been full of
-    /// proofs in flight, not too small. Made after the parameters, so that they do not take
-    /// the VRAM that would have kept the parameters resident.
-    fn matrices_for(
-        &self,
-        circuit_id: &str,
-        host: &Arc<ConstraintMatrices>,
-    ) -> Option<Arc<DeviceMatrices>> {
-        // Held while a copy is made, so that two workers do not upload the same matrices.
-        let mut cache = lock(&self.matrices);
-        match cache.get(circuit_id) {
-            Some((made_from, copy)) if Arc::ptr_eq(made_from, host) => match copy {
-                MatrixCopy::OnDevice(m) => return Some(Arc::clone(m)),
-                MatrixCopy::Refused(at) if at.elapsed() < MATRICES_RETRY => return None,
-                MatrixCopy::Refused(_) => {}
-            },
-            _ => {}
-        }
-        let (copy, on_device) = match device_matrices(&self.locks, host) {
-            Ok(m) => {
-                tracing::info!(
-                    circuit = circuit_id,
-                    device = self.info.ordinal,
-                    bytes = m.bytes(),
-                    "constraint matrices on the GPU"
-                );
-                let m = Arc::new(m);
-                (MatrixCopy::OnDevice(Arc::clone(&m)), Some(m))
-            }
-            Err(e) => {
-                tracing::warn!(
-                    circuit = circuit_id,
-                    device = self.info.ordinal,
-                    "constraint matrices not on this GPU (a, b and c computed on the CPU; \
-                     tried again in {} s): {e}",
-                    MATRICES_RETRY.as_secs()
-                );
-                (MatrixCopy::Refused(Instant::now()), None)
-            }
-        };
-        cache.insert(circuit_id.to_string(), (Arc::clone(host), copy));
-        on_device
-    }
-
-    /// Drops this device's copies of a parameter set and its matrices.
-    pub fn evict(&self, circuit_id: &str) {
-        lock(&self.params).remove(circuit_id);
-        lock(&self.matrices).remove(circuit_id);
-    }
-
-    /// Nanoseconds the compute lock was held since the engine started.
-    pub fn busy_ns(&self) -> u64 {
-        self.locks
-            .info()
-            .map(|i| i.compute_busy_ns.saturating_sub(self.busy_at_start_ns))
-            .unwrap_or(0)
-    }
-
-    pub fn activity(&self) -> DeviceActivity {
-        DeviceActivity {
-            retired: self.is_retired(),
-            in_hand: lock(&self.in_hand).iter().flatten().cloned().collect(),
-        }
-    }
-
-    /// Makes the next `count` proofs on this device fail as a GPU fault would.
-    pub fn inject_faults(&self, count: u32) {
-        self.injected_faults.store(count, Ordering::Relaxed);
-    }
-
-    /// Takes one injected fault, if any is left.
-    fn take_injected_fault(&self) -> bool {
-        self.injected_faults
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
-            .is_ok()
-    }
-
-    /// Counts a GPU fault; true if it takes the device out of rotation (once, and never the
-    /// last device in rotation).
-    fn fault(&self) -> bool {
-        let faults = self.faults_in_a_row.fetch_add(1, Ordering::Relaxed) + 1;
-        if faults < FAULTS_TO_RETIRE {
-            return false;
-        }
-        let mut in_rotation = lock(&self.in_rotation);
-        if self.is_retired() || *in_rotation <= 1 {
-            return false;
-        }
-        *in_rotation -= 1;
-        self.retired.store(true, Ordering::Relaxed);
-        true
-    }
-
-    /// Out of rotation (see the module doc).
-    pub fn is_retired(&self) -> bool {
-        self.retired.load(Ordering::Relaxed)
-    }
-
-    fn hold(&self, worker: usize, held: Option<(String, String)>) {
-        let mut in_hand = lock(&self.in_hand);
-        if in_hand.len() <= worker {
-            in_hand.resize(worker + 1, None);
-        }
-        in_hand[worker] = held;
-    }
-
-    /// The fraction of `wall_ns` the compute lock was held since the engine started.
-    pub fn busy_fraction(&self, wall_ns: u64) -> f64 {
-        let busy = self.busy_ns();
-        if wall_ns == 0 {
-            0.0
-        } else {
-            (busy as f64 / wall_ns as f64).min(1.0)
-        }
-    }
-}
-
-/// The devices the configuration asks for: none with `gpus.cpu_only` or when the machine
-/// has no GPU; a listed device that does not exist is an error, one that exists but fails to
-/// open is left out (an error only when no device opens).
-pub(crate) fn open_devices(config: &Config) -> Result<Vec<Arc<GpuDevice>>, EngineError> {
-    if config.gpus.cpu_only {
-        return Ok(Vec::new());
-    }
-    let count = device_count().map_err(|e| EngineError::Gpu(e.to_string()))?;
-    let ordinals: Vec<i32> = if config.gpus.devices.is_empty() {
-        (0..count as i32).collect()
-    } else {
-        let mut ordinals = Vec::new();
-        for &d in &config.gpus.devices {
-            if d as usize >= count {
-                return Err(EngineError::Gpu(format!(
-                    "gpus.devices lists device {d}, but this machine has {count} GPU(s)"
-                )));
-            }
-            ordinals.push(d as i32);
-        }
-        ordinals
-    };
-    // A GPU that cannot be opened (a driver or hardware fault) is left out with an error in
-    // the log, so that it does not keep the others from working; only when none opens does
-    // the engine refuse to start.
-    let vram_budget = match config.gpus.vram_budget {
-        ByteSize::Auto => None,
-        ByteSize::Bytes(b) => Some(usize::try_from(b).unwrap_or(usize::MAX)),
-    };
-    let mut opened = Vec::new();
-    let mut first_error = None;
-    for d in ordinals {
-        let gpu_error = |e: supraseal_c2::CudaError| EngineError::Gpu(format!("GPU {d}: {e}"));
-        let open = device_info(d)
-            .map_err(gpu_error)
-            .and_then(|info| Ok((info, GpuLocks::new(d, vram_budget).map_err(gpu_error)?)));
-        match open {
-            Ok(device) => opened.push(device),
-            Err(e) => {
-                tracing::error!("{e}; proving without it");
-                first_error.get_or_insert(e);
-            }
-        }
-    }
-    if let (true, Some(e)) = (opened.is_empty(), first_error) {
-        return Err(e);
-    }
-    let in_rotation = Arc::new(Mutex::new(opened.len()));
-    Ok(opened
-        .into_iter()
-        .map(|(info, locks)| {
-            let busy_at_start_ns = locks.info().map(|i| i.compute_busy_ns).unwrap_or(0);
-            Arc::new(GpuDevice {
-                info,
-                locks,
-                b_g2: config.gpus.b_g2,
-                params: Mutex::default(),
-                matrices: Mutex::default(),
-                busy_at_start_ns,
-                faults_in_a_row: AtomicU32::new(0),
-                retired: AtomicBool::new(false),
-                in_rotation: Arc::clone(&in_rotation),
-                injected_faults: AtomicU32::new(0),
-                in_hand: Mutex::default(),
-            })
-        })
-        .collect())
-}
+/// How long a worker whose device refused a circuit's matrices waits for the RAM its CPU
+/// products need before making them over the budget.
+const CPU_PRODUCTS_PATIENCE: Duration = Duration::from_secs(10);
 
 /// A proof whose GPU half is done, on its way to a finalizer.
 pub(crate) struct PendingPartition {
@@ -329,10 +54,6 @@ fn b_g2_threads(shared: &Shared) -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     cores.saturating_sub(shared.synthesizing.get()).max(1)
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A GPU worker (number `worker` of its device): the GPU half of each partition, then on to
@@ -375,18 +96,21 @@ pub(crate) fn gpu_worker_loop(
             Some(host) => match device.matrices_for(&srs.circuit_id, host) {
                 Some(m) => Some(m),
                 None => {
-                    // The products the reservation was not made for: counted when they fit
-                    // (never waited for: every worker holds a reservation).
+                    // The products the reservation was not made for: counted once they fit,
+                    // waited for a while (finalizers free bytes as proofs end), then made
+                    // over the budget rather than stalling the device.
                     let bytes = (3
                         * host.num_constraints()
                         * std::mem::size_of::<bellperson_lite::Scalar>())
                         as u64;
-                    if !reservation.try_grow(bytes) {
+                    if !reservation.grow_within(bytes, CPU_PRODUCTS_PATIENCE) {
                         tracing::warn!(
                             circuit = srs.circuit_id.as_str(),
                             device = device.info.ordinal,
                             bytes,
-                            "computing a, b and c on the CPU goes over the RAM budget for this partition"
+                            "computing a, b and c on the CPU goes over the RAM budget for this \
+                             partition (the bytes were not freed within {} s)",
+                            CPU_PRODUCTS_PATIENCE.as_secs()
                         );
                     }
                     if let Err(e) = host.fill_products(&mut assignment) {
@@ -428,7 +152,7 @@ pub(crate) fn gpu_worker_loop(
         shared.metrics.phase("gpu", took);
         let pending = match started_proof {
             Ok(Ok(p)) => {
-                device.faults_in_a_row.store(0, Ordering::Relaxed);
+                device.clear_faults();
                 p
             }
             Ok(Err(e)) => {

@@ -10,7 +10,9 @@
 //! - [`engine`]: [`Engine`]: intake, job table, status, shutdown; spawns the threads.
 //! - `provers`: which provers run (CPU provers or GPU workers) and what is asked of them.
 //! - `workers`: the synthesis threads, the CPU provers, the self-check and retry.
-//! - `gpu_workers` (feature `cuda`): the GPUs in use, their workers and the finalizers.
+//! - `gpu_device` (feature `cuda`): the GPUs in use: locks, resident parameters and
+//!   matrices, faults and rotation.
+//! - `gpu_workers` (feature `cuda`): the GPU workers and the finalizers.
 //! - [`job`]: requests, job ids and priorities, job state and results.
 //! - [`kind`]: proof kinds ([`kind::ProofWork`]) and partitions; the generic bellpepper kind.
 //! - `scheduler`: the priority queue of partitions.
@@ -32,6 +34,8 @@ pub mod engine;
 pub mod error;
 #[cfg(feature = "filecoin")]
 pub mod filecoin;
+#[cfg(feature = "cuda")]
+mod gpu_device;
 #[cfg(feature = "cuda")]
 mod gpu_workers;
 pub mod job;

@@ -11,7 +11,7 @@ use crate::config::Config;
 use crate::engine::GpuStatus;
 use crate::error::EngineError;
 #[cfg(feature = "cuda")]
-use crate::gpu_workers::GpuDevice;
+use crate::gpu_device::GpuDevice;
 
 /// The provers the engine runs: GPU workers when a GPU is used, else CPU provers.
 pub(crate) enum Provers {
@@ -27,7 +27,7 @@ impl Provers {
     pub(crate) fn choose(config: &Config) -> Result<Provers, EngineError> {
         #[cfg(feature = "cuda")]
         {
-            let devices = crate::gpu_workers::open_devices(config)?;
+            let devices = crate::gpu_device::open_devices(config)?;
             if !devices.is_empty() {
                 return Ok(Provers::Gpu {
                     devices,

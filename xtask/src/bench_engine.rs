@@ -27,7 +27,10 @@ pub fn run(options: &Options) -> Result<()> {
         plan.concurrency,
         plan.workers,
         plan.timed_jobs,
-        config.synthesis_threads()
+        match config.engine.synthesis_threads {
+            0 => "auto".to_string(),
+            n => n.to_string(),
+        }
     );
     let started = Instant::now();
     let params = Arc::new(plan.parameters()?);

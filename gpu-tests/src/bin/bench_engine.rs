@@ -7,10 +7,11 @@
 //!
 //! Usage: `bench_engine [LOG] [TIMED_JOBS] [--circuit sha|mix] [--devices 0,1]
 //! [--concurrency 1,2,4,8,16] [--workers 1,2,3,4] [--b-g2 auto|cpu|gpu] [--abc gpu|cpu]
-//! [--timeline]`
+//! [--synthesis-threads N] [--timeline]`
 //! (`--devices`: GPU ordinals, default every visible GPU; several GPUs need more jobs in
 //! flight than one; `--abc`: where a, b and c are evaluated from the constraint matrices,
-//! `gpus.matrices_on_gpu`, default gpu).
+//! `gpus.matrices_on_gpu`, default gpu; `--synthesis-threads`: `engine.synthesis_threads`,
+//! default every core with a, b, c on the GPU, the cores less two otherwise).
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -49,6 +50,12 @@ fn parse_args() -> Result<(SweepPlan, Config), String> {
             "--b-g2" => config.gpus.b_g2 = value()?.parse()?,
             "--abc" => config.gpus.matrices_on_gpu = abc_on_gpu(&value()?)?,
             "--concurrency" => plan.concurrency = list(value()?)?,
+            "--synthesis-threads" => {
+                let v = value()?;
+                config.engine.synthesis_threads = v
+                    .parse()
+                    .map_err(|e| format!("--synthesis-threads {v}: {e}"))?
+            }
             "--workers" => plan.workers = list(value()?)?,
             "--timeline" => plan.timeline = true,
             number if !number.starts_with("--") && positional < 2 => {
@@ -80,7 +87,7 @@ fn main() -> ExitCode {
     println!(
         "bench_engine: {} 2^{log_size}, {timed_jobs} timed jobs per point, {} synthesis threads, B_G2 {:?}, a/b/c on the {}, GPUs {}",
         plan.circuit,
-        config.synthesis_threads(),
+        config.synthesis_threads(config.gpus.matrices_on_gpu),
         config.gpus.b_g2,
         if config.gpus.matrices_on_gpu { "GPU" } else { "CPU" },
         if config.gpus.devices.is_empty() {

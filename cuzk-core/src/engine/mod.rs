@@ -4,154 +4,37 @@
 //! cheap and thread-safe. Waiting calls ([`Engine::await_result`], [`Engine::prove`],
 //! [`Engine::shutdown`]) are async (tokio); the proving work itself runs on the engine's own
 //! OS threads, never on the caller's runtime.
+//!
+//! - this module: [`Engine`]: start, intake, cancel, parameters, timeline, shutdown;
+//! - `shared`: what the engine's threads share, and what they learn per circuit;
+//! - `status`: [`Engine::status`] and [`Engine::metrics`].
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use bellperson_lite::matrices::{ConstraintMatrices, MatrixFileError};
 use bellperson_lite::Parameters;
 use rand::RngCore;
 
 use crate::budget::MemoryBudget;
 use crate::config::Config;
 use crate::error::EngineError;
-use crate::job::{Job, JobId, JobResult, JobState, JobTable, ProofRequest};
-use crate::kind::MatrixPath;
-use crate::metrics::{Gauges, Metrics};
+use crate::job::{Job, JobId, JobResult, JobTable, ProofRequest};
+use crate::metrics::Metrics;
 use crate::provers::Provers;
-use crate::scheduler::{PartitionQueue, PushError, QueuedPartition};
-use crate::srs::{SrsManager, SrsStatus};
-use crate::timeline::{Lane, Phase, Recorder, Timeline};
+use crate::scheduler::{PartitionQueue, PushError};
+use crate::srs::SrsManager;
+use crate::timeline::{Recorder, Timeline};
 use crate::workers::{cpu_prover_loop, synthesis_loop, ActiveCount, SynthesizedPartition};
 use crossbeam_channel::Receiver;
 
-/// What the threads share.
-pub(crate) struct Shared {
-    pub config: Config,
-    pub queue: PartitionQueue,
-    pub jobs: JobTable,
-    pub budget: Arc<MemoryBudget>,
-    pub srs: SrsManager,
-    pub metrics: Metrics,
-    /// False once shutdown has begun: new jobs are refused.
-    accepting: AtomicBool,
-    /// Random per engine, so that job ids of two runs do not collide.
-    job_prefix: String,
-    next_job: AtomicU64,
-    /// Bytes of a synthesized partition, per circuit id, as last measured: the estimate for
-    /// the next one when its kind gives none.
-    working_sets: Mutex<HashMap<String, u64>>,
-    /// Constraint matrices per circuit id, recorded (or loaded) once; the inner lock makes
-    /// the other partitions of a circuit wait for the first one's recording.
-    matrices: Mutex<HashMap<String, MatrixSlot>>,
-    /// Partitions being synthesized now: the cores they hold are not free for B's G2 sum
-    /// (`gpus.b_g2 = "auto"` weighs the CPU with what is left).
-    pub synthesizing: ActiveCount,
-    /// Synthesis through matrices leaves a, b and c to the provers: the GPUs evaluate them
-    /// from their copy of the matrices (`gpus.matrices_on_gpu`, GPU provers only).
-    pub products_on_gpu: bool,
-    /// The timeline being recorded, if any ([`Engine::record_timeline`]).
-    timeline: Mutex<Option<Recorder>>,
-}
+mod shared;
+mod status;
 
-/// One circuit id's matrices, once recorded.
-type MatrixSlot = Arc<Mutex<Option<Arc<ConstraintMatrices>>>>;
-
-impl Shared {
-    /// Adds a span of `item` to the timeline being recorded, if any.
-    pub fn trace(
-        &self,
-        lane: Lane,
-        phase: Phase,
-        item: &QueuedPartition,
-        start: Instant,
-        end: Instant,
-    ) {
-        self.with_timeline(|r| r.record(lane, phase, (&item.job.id.0, item.index), start, end));
-    }
-
-    /// Runs `f` on the timeline being recorded, if any.
-    pub fn with_timeline(&self, f: impl FnOnce(&mut Recorder)) {
-        let mut timeline = self.timeline.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(recorder) = timeline.as_mut() {
-            f(recorder);
-        }
-    }
-
-    pub(crate) fn seen_working_set(&self, circuit_id: &str) -> Option<u64> {
-        self.working_sets
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(circuit_id)
-            .copied()
-    }
-
-    /// The matrices of `circuit_id`, recorded from `path` (and saved, or loaded, under
-    /// `engine.matrix_cache`) the first time. A failed recording is not remembered: the next
-    /// partition tries again.
-    pub(crate) fn matrices_for(
-        &self,
-        circuit_id: &str,
-        path: &MatrixPath,
-    ) -> Result<Arc<ConstraintMatrices>, MatrixFileError> {
-        let slot = Arc::clone(
-            self.matrices
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .entry(circuit_id.to_string())
-                .or_default(),
-        );
-        let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(m) = slot.as_ref() {
-            return Ok(Arc::clone(m));
-        }
-        let started = Instant::now();
-        let folder = &self.config.engine.matrix_cache;
-        let recorded = if folder.as_os_str().is_empty() {
-            (path.record)(None)?
-        } else {
-            std::fs::create_dir_all(folder).map_err(|source| MatrixFileError::Io {
-                path: folder.clone(),
-                source,
-            })?;
-            let file = folder.join(format!("{circuit_id}.r1cs"));
-            (path.record)(Some((&file, circuit_id)))?
-        };
-        tracing::info!(
-            circuit = circuit_id,
-            constraints = recorded.num_constraints(),
-            ms = started.elapsed().as_millis() as u64,
-            "constraint matrices ready"
-        );
-        let recorded = Arc::new(recorded);
-        *slot = Some(Arc::clone(&recorded));
-        Ok(recorded)
-    }
-
-    /// Forgets the matrices of `circuit_id`.
-    pub(crate) fn forget_matrices(&self, circuit_id: &str) {
-        self.matrices
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(circuit_id);
-    }
-
-    /// Records a partition's measured working set as the estimate for the next ones of its
-    /// circuit; a new estimate wakes the reservations waiting on the old one, which ask again.
-    pub(crate) fn learn_working_set(&self, circuit_id: &str, bytes: u64) {
-        let previous = self
-            .working_sets
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(circuit_id.to_string(), bytes);
-        if previous != Some(bytes) {
-            self.budget.wake();
-        }
-    }
-}
+pub(crate) use shared::Shared;
+pub use status::{EngineStatus, GpuStatus, QueueStatus};
 
 /// A job accepted by [`Engine::submit`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -159,53 +42,6 @@ pub struct Submitted {
     pub job_id: JobId,
     /// Jobs waiting ahead of it when it was queued (0 for a repeated request id).
     pub queue_position: usize,
-}
-
-/// Jobs of one kind.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct QueueStatus {
-    pub kind: String,
-    /// Jobs not yet started.
-    pub pending: usize,
-    /// Jobs with partitions in progress.
-    pub in_progress: usize,
-}
-
-/// A snapshot of the engine.
-#[derive(Clone, Debug)]
-pub struct EngineStatus {
-    pub uptime: Duration,
-    pub queues: Vec<QueueStatus>,
-    pub srs: Vec<SrsStatus>,
-    pub total_completed: u64,
-    pub total_failed: u64,
-    pub self_check_failures: u64,
-    pub synthesis_threads: usize,
-    /// Partitions being synthesized at this moment (at most `synthesis_threads`).
-    pub synthesizing: usize,
-    /// CPU provers running (0 when GPUs are used).
-    pub cpu_provers: usize,
-    /// GPU workers running, over all devices.
-    pub gpu_workers: usize,
-    pub gpus: Vec<GpuStatus>,
-    pub memory_reserved_bytes: u64,
-    pub memory_peak_bytes: u64,
-    pub memory_budget_bytes: u64,
-}
-
-/// One GPU in use.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GpuStatus {
-    pub ordinal: u32,
-    pub name: String,
-    pub vram_total_bytes: u64,
-    pub vram_free_bytes: u64,
-    /// Fraction of the engine's uptime its compute lock was held.
-    pub busy_fraction: f64,
-    /// Taken out of rotation after repeated GPU faults: it takes no more work.
-    pub out_of_rotation: bool,
-    /// (job id, kind) of each partition its workers hold now.
-    pub in_hand: Vec<(String, String)>,
 }
 
 /// How [`Engine::shutdown`] went.
@@ -252,9 +88,9 @@ impl Engine {
         for id in &config.srs.preload {
             srs.preload(id)?;
         }
-        let synthesis_threads = config.synthesis_threads();
         let provers = Provers::choose(&config)?;
         let products_on_gpu = provers.gpu_workers() > 0 && config.gpus.matrices_on_gpu;
+        let synthesis_threads = config.synthesis_threads(products_on_gpu);
         let shared = Arc::new(Shared {
             budget: MemoryBudget::new(config.memory_budget()),
             config,
@@ -488,41 +324,6 @@ impl Engine {
         self.shared.srs.evict(circuit_id)
     }
 
-    /// A snapshot of queues, parameters, counters and memory.
-    pub fn status(&self) -> EngineStatus {
-        let s = &self.shared;
-        let mut queues: BTreeMap<String, QueueStatus> = BTreeMap::new();
-        for job in s.jobs.active() {
-            let q = queues
-                .entry(job.kind.clone())
-                .or_insert_with(|| QueueStatus {
-                    kind: job.kind.clone(),
-                    ..QueueStatus::default()
-                });
-            match job.state() {
-                JobState::Queued => q.pending += 1,
-                JobState::Running => q.in_progress += 1,
-                _ => {}
-            }
-        }
-        EngineStatus {
-            uptime: s.metrics.uptime(),
-            queues: queues.into_values().collect(),
-            srs: s.srs.status(),
-            total_completed: s.metrics.total_completed(),
-            total_failed: s.metrics.total_failed(),
-            self_check_failures: s.metrics.self_check_failures(),
-            synthesis_threads: self.synthesis_threads,
-            synthesizing: s.synthesizing.get(),
-            cpu_provers: self.provers.cpu_provers(),
-            gpu_workers: self.provers.gpu_workers(),
-            gpus: self.provers.gpu_status(s.metrics.uptime()),
-            memory_reserved_bytes: s.budget.used(),
-            memory_peak_bytes: s.budget.peak(),
-            memory_budget_bytes: s.budget.total(),
-        }
-    }
-
     /// Makes the next `count` proofs on GPU `ordinal` fail as a GPU fault would, to exercise
     /// the fault handling (retries, taking a device out of rotation) in tests. False when the
     /// engine does not use that GPU.
@@ -558,24 +359,6 @@ impl Engine {
             .unwrap_or_else(|e| e.into_inner())
             .take();
         recorder.map(Recorder::finish)
-    }
-
-    /// The Prometheus text exposition.
-    pub fn metrics(&self) -> String {
-        let s = &self.shared;
-        let active = s.jobs.active();
-        s.metrics.render(&Gauges {
-            queue_depth: s.queue.waiting_jobs(),
-            running_jobs: active
-                .iter()
-                .filter(|j| j.state() == JobState::Running)
-                .count(),
-            gpu_workers: self.provers.gpu_workers(),
-            gpu_busy: self.provers.gpu_busy(s.metrics.uptime()),
-            gpus_out_of_rotation: self.provers.gpus_out_of_rotation(),
-            memory_reserved_bytes: s.budget.used(),
-            memory_budget_bytes: s.budget.total(),
-        })
     }
 
     /// Stops intake, lets jobs in flight end until `deadline`, cancels what is left, then

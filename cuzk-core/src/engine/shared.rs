@@ -1,0 +1,145 @@
+//! What the engine's threads share ([`Shared`]): the configuration, the queue, the job
+//! table, the budgets, and the per-circuit state learnt while running (working-set
+//! estimates, recorded constraint matrices, the timeline being recorded).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use bellperson_lite::matrices::{ConstraintMatrices, MatrixFileError};
+
+use crate::budget::MemoryBudget;
+use crate::config::Config;
+use crate::job::JobTable;
+use crate::kind::MatrixPath;
+use crate::metrics::Metrics;
+use crate::scheduler::{PartitionQueue, QueuedPartition};
+use crate::srs::SrsManager;
+use crate::timeline::{Lane, Phase, Recorder};
+use crate::workers::ActiveCount;
+
+/// What the threads share.
+pub(crate) struct Shared {
+    pub config: Config,
+    pub queue: PartitionQueue,
+    pub jobs: JobTable,
+    pub budget: Arc<MemoryBudget>,
+    pub srs: SrsManager,
+    pub metrics: Metrics,
+    /// False once shutdown has begun: new jobs are refused.
+    pub(super) accepting: AtomicBool,
+    /// Random per engine, so that job ids of two runs do not collide.
+    pub(super) job_prefix: String,
+    pub(super) next_job: AtomicU64,
+    /// Bytes of a synthesized partition, per circuit id, as last measured: the estimate for
+    /// the next one when its kind gives none.
+    pub(super) working_sets: Mutex<HashMap<String, u64>>,
+    /// Constraint matrices per circuit id, recorded (or loaded) once; the inner lock makes
+    /// the other partitions of a circuit wait for the first one's recording.
+    pub(super) matrices: Mutex<HashMap<String, MatrixSlot>>,
+    /// Partitions being synthesized now: the cores they hold are not free for B's G2 sum
+    /// (`gpus.b_g2 = "auto"` weighs the CPU with what is left).
+    pub synthesizing: ActiveCount,
+    /// Synthesis through matrices leaves a, b and c to the provers: the GPUs evaluate them
+    /// from their copy of the matrices (`gpus.matrices_on_gpu`, GPU provers only).
+    pub products_on_gpu: bool,
+    /// The timeline being recorded, if any ([`Engine::record_timeline`]).
+    pub(super) timeline: Mutex<Option<Recorder>>,
+}
+
+/// One circuit id's matrices, once recorded.
+pub(super) type MatrixSlot = Arc<Mutex<Option<Arc<ConstraintMatrices>>>>;
+
+impl Shared {
+    /// Adds a span of `item` to the timeline being recorded, if any.
+    pub fn trace(
+        &self,
+        lane: Lane,
+        phase: Phase,
+        item: &QueuedPartition,
+        start: Instant,
+        end: Instant,
+    ) {
+        self.with_timeline(|r| r.record(lane, phase, (&item.job.id.0, item.index), start, end));
+    }
+
+    /// Runs `f` on the timeline being recorded, if any.
+    pub fn with_timeline(&self, f: impl FnOnce(&mut Recorder)) {
+        let mut timeline = self.timeline.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(recorder) = timeline.as_mut() {
+            f(recorder);
+        }
+    }
+
+    pub(crate) fn seen_working_set(&self, circuit_id: &str) -> Option<u64> {
+        self.working_sets
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(circuit_id)
+            .copied()
+    }
+
+    /// The matrices of `circuit_id`, recorded from `path` (and saved, or loaded, under
+    /// `engine.matrix_cache`) the first time. A failed recording is not remembered: the next
+    /// partition tries again.
+    pub(crate) fn matrices_for(
+        &self,
+        circuit_id: &str,
+        path: &MatrixPath,
+    ) -> Result<Arc<ConstraintMatrices>, MatrixFileError> {
+        let slot = Arc::clone(
+            self.matrices
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(circuit_id.to_string())
+                .or_default(),
+        );
+        let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = slot.as_ref() {
+            return Ok(Arc::clone(m));
+        }
+        let started = Instant::now();
+        let folder = &self.config.engine.matrix_cache;
+        let recorded = if folder.as_os_str().is_empty() {
+            (path.record)(None)?
+        } else {
+            std::fs::create_dir_all(folder).map_err(|source| MatrixFileError::Io {
+                path: folder.clone(),
+                source,
+            })?;
+            let file = folder.join(format!("{circuit_id}.r1cs"));
+            (path.record)(Some((&file, circuit_id)))?
+        };
+        tracing::info!(
+            circuit = circuit_id,
+            constraints = recorded.num_constraints(),
+            ms = started.elapsed().as_millis() as u64,
+            "constraint matrices ready"
+        );
+        let recorded = Arc::new(recorded);
+        *slot = Some(Arc::clone(&recorded));
+        Ok(recorded)
+    }
+
+    /// Forgets the matrices of `circuit_id`.
+    pub(crate) fn forget_matrices(&self, circuit_id: &str) {
+        self.matrices
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(circuit_id);
+    }
+
+    /// Records a partition's measured working set as the estimate for the next ones of its
+    /// circuit; a new estimate wakes the reservations waiting on the old one, which ask again.
+    pub(crate) fn learn_working_set(&self, circuit_id: &str, bytes: u64) {
+        let previous = self
+            .working_sets
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(circuit_id.to_string(), bytes);
+        if previous != Some(bytes) {
+            self.budget.wake();
+        }
+    }
+}
