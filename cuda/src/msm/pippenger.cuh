@@ -18,14 +18,17 @@
 //      every bucket's points; the start and end of every bucket's run are recorded;
 //   2. bucket sums (all windows at once): each bucket's run is cut into pieces of at most
 //      PIECE points, one thread per piece sums it with mixed additions into an XYZZ
-//      accumulator, then one thread per bucket adds its pieces;
+//      accumulator; while a bucket may still have more than PIECE pieces, its pieces are
+//      summed in groups of PIECE, one thread per group (a tree of fan-in PIECE); then one
+//      thread per bucket adds its at most PIECE pieces;
 //   3. bucket reduction: each window's buckets are split into segments of SEG buckets; one
 //      thread per segment forms sum d B_d over its segment by running sums and one small
 //      multiple; the segment results are summed per window;
 //   4. one thread combines the windows by Horner's rule (c doublings, one addition per window)
 //      and writes blst's Jacobian form.
-// The pieces keep a bucket holding a large share of the points (many equal scalars) from
-// serializing on one thread, though its pieces are still added up by one thread.
+// The pieces and their groups keep a bucket holding a large share of the points (many equal
+// scalars) from serializing on one thread: no thread adds more than PIECE terms, whatever the
+// distribution of the scalars.
 #pragma once
 
 #include <cub/cub.cuh>
@@ -90,6 +93,17 @@ __device__ __forceinline__ size_t slot_of(size_t t, uint32_t half) {
     return (t / half) * (half + 1) + t % half + 1;
 }
 
+// The bucket whose first piece (or group) is the last one at or below p, among buckets
+// 0..total (buckets with none share their successor's offset and are skipped).
+__device__ __forceinline__ size_t owner_of(const uint32_t* offset, size_t total, size_t p) {
+    size_t lo = 0, hi = total;  // first index with offset > p lies in (lo, hi]
+    while (hi - lo > 1) {
+        const size_t mid = (lo + hi) / 2;
+        if (offset[mid] <= p) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
 // Bucket sums are split into pieces of at most PIECE points, so that a bucket holding many
 // points (equal scalars) is spread over many threads instead of one: count_kernel gives each
 // bucket's piece count, an exclusive scan gives each bucket's first piece, piece_kernel sums
@@ -116,12 +130,7 @@ __global__ void __launch_bounds__(128) piece_kernel(const typename G::affine* __
     const size_t p = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     const size_t total_pieces = size_t(offset[total_buckets - 1]) + count[total_buckets - 1];
     if (p >= total_pieces) return;
-    size_t lo = 0, hi = total_buckets;  // first index with offset > p lies in (lo, hi]
-    while (hi - lo > 1) {
-        const size_t mid = (lo + hi) / 2;
-        if (offset[mid] <= p) lo = mid; else hi = mid;
-    }
-    const size_t t = lo, slot = slot_of(t, half);
+    const size_t t = owner_of(offset, total_buckets, p), slot = slot_of(t, half);
     const uint32_t* vals = sorted_vals + (t / half) * n;
     const uint32_t first = start[slot] + uint32_t(p - offset[t]) * PIECE;
     const uint32_t last = min(end[slot], first + PIECE);
@@ -141,6 +150,30 @@ __global__ void __launch_bounds__(128) piece_kernel(const typename G::affine* __
         acc = acc.add_affine(q);
     }
     pieces[p] = acc;
+}
+
+// Groups of at most PIECE pieces per bucket: count[t] pieces make ceil(count[t] / PIECE).
+__global__ void group_count_kernel(const uint32_t* count, size_t total, uint32_t* groups) {
+    const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    if (t >= total) return;
+    groups[t] = (count[t] + PIECE - 1) / PIECE;
+}
+
+// Thread g sums group g: pieces offset[t] + k*PIECE ... of its bucket t, at most PIECE of
+// them. Threads past the total number of groups (the launch is an upper bound) exit.
+template <class X>
+__global__ void __launch_bounds__(128) regroup_kernel(const X* pieces, const uint32_t* count, const uint32_t* offset,
+                                                      const uint32_t* group_count, const uint32_t* group_offset,
+                                                      size_t total_buckets, X* groups) {
+    const size_t g = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    const size_t total_groups = size_t(group_offset[total_buckets - 1]) + group_count[total_buckets - 1];
+    if (g >= total_groups) return;
+    const size_t t = owner_of(group_offset, total_buckets, g);
+    const uint32_t first = uint32_t(g - group_offset[t]) * PIECE;
+    const uint32_t last = min(count[t], first + PIECE);
+    X acc = X::inf();
+    for (uint32_t k = first; k < last; k++) acc = acc.add(pieces[offset[t] + k]);
+    groups[g] = acc;
 }
 
 template <class X>
@@ -219,6 +252,16 @@ size_t msm_scratch_bytes(size_t n) {
     bytes += sort_bytes + scan_bytes;
     bytes += 2 * buckets * 4;                       // piece counts and offsets
     bytes += (n * w / PIECE + buckets) * sizeof(xyzz_t);  // pieces
+    // Rounds of groups (see msm_device): two more count and offset arrays, and each level
+    // beside the one it is made from.
+    size_t level = n * w / PIECE + buckets;
+    bool grouped = false;
+    for (size_t most = (n + PIECE - 1) / PIECE; most > PIECE; most = (most + PIECE - 1) / PIECE) {
+        level = level / PIECE + buckets;
+        bytes += level * sizeof(xyzz_t);
+        grouped = true;
+    }
+    if (grouped) bytes += 2 * buckets * 4;
     bytes += buckets * sizeof(xyzz_t);              // buckets
     bytes += 2 * w * (half / std::min<size_t>(SEG, half)) * sizeof(xyzz_t);  // segments, row sums
     return bytes + (size_t(32) << 20);              // pool rounding of about 16 allocations
@@ -288,6 +331,30 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     piece_kernel<G><<<blocks_for(max_pieces, 128), 128, 0, stream>>>(d_points, sorted_vals, n, start, end, count, offset,
                                                                   half, total_buckets, pieces);
     CUZK_LAUNCH_CHECK();
+    // A bucket may have up to ceil(n / PIECE) pieces (a window whose n digits are all equal):
+    // group them by PIECE until at most PIECE are left per bucket. The bound is known here, the
+    // real counts only on the device: with random scalars every bucket has a few pieces and
+    // the rounds after the first only copy one accumulator per bucket.
+    dev_ptr_t<uint32_t> group_count, group_offset;
+    size_t most = (n + PIECE - 1) / PIECE, level_size = max_pieces;
+    if (most > PIECE) {
+        group_count = dev_ptr_t<uint32_t>(total_buckets, stream);
+        group_offset = dev_ptr_t<uint32_t>(total_buckets, stream);
+    }
+    for (; most > PIECE; most = (most + PIECE - 1) / PIECE) {
+        group_count_kernel<<<blocks_for(total_buckets, T), T, 0, stream>>>(count, total_buckets, group_count);
+        CUZK_LAUNCH_CHECK();
+        CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp.get(), scan_bytes, group_count.get(),
+                                                      group_offset.get(), int(total_buckets), stream));
+        level_size = level_size / PIECE + total_buckets;  // each bucket's groups <= pieces / PIECE + 1
+        dev_ptr_t<xyzz_t> next(level_size, stream);
+        regroup_kernel<xyzz_t><<<blocks_for(level_size, 128), 128, 0, stream>>>(
+            pieces, count, offset, group_count, group_offset, total_buckets, next);
+        CUZK_LAUNCH_CHECK();
+        pieces = std::move(next);
+        std::swap(count, group_count);
+        std::swap(offset, group_offset);
+    }
     dev_ptr_t<xyzz_t> buckets(total_buckets, stream);
     bucket_kernel<xyzz_t><<<blocks_for(total_buckets, 128), 128, 0, stream>>>(pieces, count, offset, total_buckets, buckets);
     CUZK_LAUNCH_CHECK();

@@ -154,6 +154,23 @@ fn bench_g1(sizes: &[u32]) -> bool {
         }
     }
 
+    // Every scalar equal: each window's points all fall in one bucket, the worst case for the
+    // bucket sums (up to 2^24: beyond it the rows take long when the grouping regresses).
+    println!();
+    println!("G1 MSM, every scalar equal (one bucket per window), median after warm-up");
+    print_header();
+    let same = vec![scalars[0]; n_max.min(1 << 24)];
+    for &log_n in sizes.iter().filter(|&&l| l <= 24) {
+        let n = 1usize << log_n;
+        match bench_msm_g1(&points[..n], &same[..n], 1, 3) {
+            Ok(r) => println!("{}", msm_row(log_n, &r, 96.0)),
+            Err(e) => {
+                println!("{:>6} failed: {e}", format!("2^{log_n}"));
+                failed = true;
+            }
+        }
+    }
+
     // Batch addition: half the bits set at random, one bitmap and four bitmaps.
     let words = n_max.div_ceil(64);
     let bitmaps: Vec<Vec<u64>> = (0..4)
