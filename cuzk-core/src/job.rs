@@ -203,8 +203,15 @@ impl Job {
         f(&mut self.progress().timings);
     }
 
-    /// Stores a partition's proof; returns the result when it was the last one.
-    pub fn deliver(&self, index: usize, proof: Proof) -> Option<JobResult> {
+    /// Stores a partition's proof; when it was the last one, ends the job: `on_end` sees the
+    /// result before the job's waiters do (so that counters they read next include it), and
+    /// the result is returned.
+    pub fn deliver(
+        &self,
+        index: usize,
+        proof: Proof,
+        on_end: impl FnOnce(&JobResult),
+    ) -> Option<JobResult> {
         let mut p = self.progress();
         if self.is_final() || p.proofs[index].is_some() {
             return None;
@@ -216,17 +223,28 @@ impl Job {
         }
         let proofs = p.proofs.iter().flatten().copied().collect();
         drop(p);
-        self.end(JobState::Completed, proofs, None)
+        self.end(JobState::Completed, proofs, None, on_end)
     }
 
-    /// Ends the job as FAILED or CANCELLED, unless it has already ended. Returns the result
-    /// when this call ended it.
-    pub fn abort(&self, state: JobState, message: String) -> Option<JobResult> {
+    /// Ends the job as FAILED or CANCELLED, unless it has already ended. When this call ended
+    /// it, `on_end` sees the result before the job's waiters do, and it is returned.
+    pub fn abort(
+        &self,
+        state: JobState,
+        message: String,
+        on_end: impl FnOnce(&JobResult),
+    ) -> Option<JobResult> {
         debug_assert!(matches!(state, JobState::Failed | JobState::Cancelled));
-        self.end(state, Vec::new(), Some(message))
+        self.end(state, Vec::new(), Some(message), on_end)
     }
 
-    fn end(&self, state: JobState, proofs: Vec<Proof>, error: Option<String>) -> Option<JobResult> {
+    fn end(
+        &self,
+        state: JobState,
+        proofs: Vec<Proof>,
+        error: Option<String>,
+        on_end: impl FnOnce(&JobResult),
+    ) -> Option<JobResult> {
         let mut p = self.progress();
         let mut current = self.state.load(Ordering::Acquire);
         loop {
@@ -257,6 +275,7 @@ impl Job {
         };
         p.proofs.clear();
         drop(p);
+        on_end(&result);
         self.done.send_replace(Some(result.clone()));
         Some(result)
     }
@@ -354,5 +373,68 @@ impl JobTable {
             .filter(|j| !j.is_final())
             .cloned()
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bellperson_lite::circuits::MixCircuit;
+    use bellperson_lite::{G1Affine, G2Affine};
+
+    fn job(partitions: usize) -> Job {
+        let parts = (0..partitions)
+            .map(|_| Partition::from_circuit(MixCircuit::new(4, 0.5, 1), vec![]))
+            .collect();
+        Job::new(
+            JobId("j".into()),
+            None,
+            "test".into(),
+            "c".into(),
+            Priority::Normal,
+            parts,
+        )
+    }
+
+    #[test]
+    fn the_end_hook_runs_before_waiters_see_the_result_and_only_once() {
+        // Any points do: the job only stores them.
+        let proof = Proof {
+            a: G1Affine::default(),
+            b: G2Affine::default(),
+            c: G1Affine::default(),
+        };
+        let j = job(2);
+        let seen = j.subscribe();
+        let mut calls = 0;
+        assert!(j.deliver(0, proof, |_| calls += 1).is_none(), "one of two");
+        let ended = j.deliver(1, proof, |r| {
+            calls += 1;
+            assert_eq!(r.state, JobState::Completed);
+            assert!(
+                seen.borrow().is_none(),
+                "waiters saw the result before the hook ran"
+            );
+        });
+        assert_eq!(ended.map(|r| r.proofs.len()), Some(2));
+        assert_eq!(calls, 1);
+        assert!(seen.borrow().is_some());
+        // An ended job ends once: neither a late proof nor an abort calls the hook again.
+        assert!(j.deliver(1, proof, |_| calls += 1).is_none());
+        assert!(j
+            .abort(JobState::Cancelled, "late".into(), |_| calls += 1)
+            .is_none());
+        assert_eq!(calls, 1);
+
+        let j = job(1);
+        let seen = j.subscribe();
+        let aborted = j.abort(JobState::Failed, "bad".into(), |r| {
+            assert_eq!(r.error.as_deref(), Some("bad"));
+            assert!(
+                seen.borrow().is_none(),
+                "waiters saw the result before the hook ran"
+            );
+        });
+        assert_eq!(aborted.map(|r| r.state), Some(JobState::Failed));
     }
 }

@@ -212,7 +212,7 @@ mod tests {
             q.push_job(&job("c", Priority::Normal, 1), 2),
             Err(PushError::Full)
         );
-        a.abort(crate::job::JobState::Cancelled, "cancelled".into());
+        a.abort(crate::job::JobState::Cancelled, "cancelled".into(), |_| {});
         assert_eq!(q.waiting_jobs(), 1);
         assert_eq!(q.pop().unwrap().job.id.0, "b");
         q.close();

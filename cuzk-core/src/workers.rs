@@ -295,29 +295,22 @@ pub(crate) fn finish_partition(
             }
         }
     }
-    if let Some(result) = job.deliver(item.index, proof) {
-        shared.ended(&job, &result);
-    }
+    job.deliver(item.index, proof, |result| shared.ended(&job, result));
 }
 
 impl Shared {
     /// Fails `job` (unless it has already ended) and records it.
     pub(crate) fn fail(&self, job: &Job, message: String) {
         tracing::warn!("job {} failed: {message}", job.id);
-        if let Some(result) = job.abort(JobState::Failed, message) {
-            self.ended(job, &result);
-        }
+        job.abort(JobState::Failed, message, |result| self.ended(job, result));
     }
 
     /// Cancels `job` unless it has ended; returns whether this call ended it.
     pub(crate) fn cancel(&self, job: &Job, reason: &str) -> bool {
-        match job.abort(JobState::Cancelled, reason.to_string()) {
-            Some(result) => {
-                self.ended(job, &result);
-                true
-            }
-            None => false,
-        }
+        job.abort(JobState::Cancelled, reason.to_string(), |result| {
+            self.ended(job, result)
+        })
+        .is_some()
     }
 
     /// Cancels every job that has not ended; returns how many.
@@ -344,7 +337,9 @@ impl Shared {
         }
     }
 
-    /// Book-keeping for a job that has just ended, and its log line.
+    /// Book-keeping for a job that has just ended, and its log line; called before the job's
+    /// waiters see the result, so that a caller reading the status or the metrics after its
+    /// job ended finds the job counted.
     pub(crate) fn ended(&self, job: &Job, result: &JobResult) {
         let ms = |d: std::time::Duration| d.as_millis() as u64;
         let t = &result.timings;
