@@ -18,6 +18,14 @@ struct State {
     closed: bool,
 }
 
+impl State {
+    /// Counts `bytes` as reserved (the caller has checked that they fit).
+    fn take(&mut self, bytes: u64) {
+        self.used += bytes;
+        self.peak = self.peak.max(self.used);
+    }
+}
+
 /// Bytes shared by every stage; see the module doc.
 #[derive(Debug)]
 pub(crate) struct MemoryBudget {
@@ -51,9 +59,7 @@ impl Reservation {
         drop(s);
         self.budget.freed.notify_all();
     }
-}
 
-impl Reservation {
     /// Grows the reservation by `bytes`, waiting at most `patience` for them to fit, and says
     /// whether it did. The wait is bounded because the holder keeps what it has while it
     /// waits: two holders waiting for each other's bytes give up instead of deadlocking.
@@ -81,8 +87,7 @@ impl Reservation {
         if s.closed {
             return false;
         }
-        s.used += bytes;
-        s.peak = s.peak.max(s.used);
+        s.take(bytes);
         self.bytes += bytes;
         true
     }
@@ -144,8 +149,7 @@ impl MemoryBudget {
         if s.closed {
             return None;
         }
-        s.used += bytes;
-        s.peak = s.peak.max(s.used);
+        s.take(bytes);
         Some(Reservation {
             budget: Arc::clone(self),
             bytes,

@@ -51,9 +51,27 @@ impl SweepPlan {
             .map_err(|e| SweepError::Plan(e.to_string()))
     }
 
-    /// Real (verifiable) parameters for the plan's circuit, from a fixed seed.
+    /// Whether the plan can be run: its circuit exists at its size, and it times at least as
+    /// many jobs as it keeps in flight (fewer would be timed on proofs made during the
+    /// warm-up). Checked before the parameters are generated, which takes long at large sizes.
+    pub fn check(&self) -> Result<(), SweepError> {
+        self.circuit()?;
+        let most = self.concurrency.iter().copied().max().unwrap_or(1);
+        if self.timed_jobs < most {
+            return Err(SweepError::Plan(format!(
+                "{} timed jobs are fewer than the {most} kept in flight: the steady state would \
+                 be timed on proofs made during the warm-up; time at least {most}",
+                self.timed_jobs
+            )));
+        }
+        Ok(())
+    }
+
+    /// Real (verifiable) parameters for the plan's circuit, from a fixed seed; the plan is
+    /// [checked](SweepPlan::check) first.
     pub fn parameters(&self) -> Result<Parameters, SweepError> {
         use rand::SeedableRng;
+        self.check()?;
         let mut rng = rand::rngs::StdRng::seed_from_u64(u64::from(self.log_size));
         generate_random_parameters(self.circuit()?, &mut rng)
             .map_err(|e| SweepError::Plan(format!("parameter generation failed: {e}")))
@@ -68,14 +86,7 @@ pub async fn run_sweep(
     params: Arc<Parameters>,
 ) -> Result<Vec<(usize, SweepPoint)>, SweepError> {
     const CIRCUIT_ID: &str = "sweep";
-    let most = plan.concurrency.iter().copied().max().unwrap_or(1);
-    if plan.timed_jobs < most {
-        return Err(SweepError::Plan(format!(
-            "{} timed jobs are fewer than the {most} kept in flight: the steady state would be \
-             timed on proofs made during the warm-up; time at least {most}",
-            plan.timed_jobs
-        )));
-    }
+    plan.check()?;
     let circuit = plan.circuit()?;
     let partition = Partition::from_circuit(circuit.clone(), vec![circuit.public_input()]);
     let mut points = Vec::new();
@@ -450,7 +461,17 @@ mod tests {
             timed_jobs: 12,
             timeline: false,
         };
-        let params = Arc::new(plan.parameters().unwrap());
+        // Refused before the parameters are generated, and by the sweep itself (whatever
+        // parameters it is given).
+        match plan.parameters() {
+            Err(SweepError::Plan(message)) => assert!(message.contains("at least 16"), "{message}"),
+            other => panic!("expected a plan error, got {:?}", other.map(|_| ())),
+        }
+        let runnable = SweepPlan {
+            timed_jobs: 16,
+            ..plan.clone()
+        };
+        let params = Arc::new(runnable.parameters().unwrap());
         match run_sweep(&plan, &Config::default(), params).await {
             Err(SweepError::Plan(message)) => assert!(message.contains("at least 16"), "{message}"),
             other => panic!("expected a plan error, got {:?}", other.map(|p| p.len())),

@@ -48,7 +48,7 @@ fn fast<C: Circuit<Scalar>>(
 
 fn bench_size<C, E>(make: impl Fn(u64) -> Result<C, E>, log_size: u32, runs: usize) -> Result<()>
 where
-    C: Circuit<Scalar> + Clone + Send,
+    C: Circuit<Scalar> + Clone + Send + Sync,
     E: std::error::Error + Send + Sync + 'static,
 {
     let start = Instant::now();
@@ -101,31 +101,11 @@ where
     let circuits: Vec<C> = (0..n)
         .map(|i| make(100 + i as u64))
         .collect::<Result<_, _>>()?;
-    let t = Instant::now();
-    let full: Vec<_> = circuits
-        .clone()
-        .into_par_iter()
-        .map(synthesize_circuit)
-        .collect::<Result<_, _>>()?;
-    let full_time = t.elapsed();
-    drop(full);
+    let full_time = time_all(&circuits, |c| Ok(synthesize_circuit(c)?))?;
     // The witness alone: what synthesis leaves to the CPU when the GPU evaluates a, b, c
     // from its resident matrices (the engine's default on a GPU).
-    let t = Instant::now();
-    let witnesses: Vec<_> = circuits
-        .clone()
-        .into_par_iter()
-        .map(synthesize_witness)
-        .collect::<Result<_, _>>()?;
-    let witness_time = t.elapsed();
-    drop(witnesses);
-    let t = Instant::now();
-    let fast_all: Vec<_> = circuits
-        .into_par_iter()
-        .map(|c| fast(&matrices, c))
-        .collect::<Result<_>>()?;
-    let fast_time = t.elapsed();
-    drop(fast_all);
+    let witness_time = time_all(&circuits, |c| Ok(synthesize_witness(c)?))?;
+    let fast_time = time_all(&circuits, |c| fast(&matrices, c))?;
     let rate = |d: Duration| n as f64 / d.as_secs_f64();
     let speedup = |d: Duration| full_time.as_secs_f64() / d.as_secs_f64();
     println!(
@@ -142,4 +122,22 @@ where
         speedup(witness_time),
     );
     Ok(())
+}
+
+/// The time `f` takes over all `circuits` at once (one per thread); the results are dropped
+/// after the clock stops, so freeing them is not timed.
+fn time_all<C, T>(circuits: &[C], f: impl Fn(C) -> Result<T> + Sync) -> Result<Duration>
+where
+    C: Clone + Send + Sync,
+    T: Send,
+{
+    let t = Instant::now();
+    let results: Vec<T> = circuits
+        .to_vec()
+        .into_par_iter()
+        .map(&f)
+        .collect::<Result<_>>()?;
+    let took = t.elapsed();
+    drop(results);
+    Ok(took)
 }

@@ -28,17 +28,18 @@ void vram_budget_t::release(size_t bytes) {
     freed_.notify_all();
 }
 
-bool vram_budget_t::try_hold(size_t bytes) {
+vram_budget_t::hold_t vram_budget_t::try_hold(size_t bytes, size_t held_limit) {
     {
         std::lock_guard<std::mutex> lock(mu_);
-        if (used_ + bytes > total_) return false;
+        if (held_ + bytes > held_limit) return hold_t::over_limit;
+        if (used_ + bytes > total_) return hold_t::no_room;
         used_ += bytes;
         held_ += bytes;
         peak_ = std::max(peak_, used_);
     }
     // Waiting proofs that can no longer ever fit must hear it and fail.
     freed_.notify_all();
-    return true;
+    return hold_t::held;
 }
 
 void vram_budget_t::release_held(size_t bytes) {
@@ -51,8 +52,12 @@ void vram_budget_t::release_held(size_t bytes) {
 }
 
 held_block_t::result_t held_block_t::try_allocate(vram_budget_t& budget, int device, size_t bytes,
-                                                  cudaError_t* error) {
-    if (!budget.try_hold(bytes)) return result_t::no_room;
+                                                  size_t held_limit, cudaError_t* error) {
+    switch (budget.try_hold(bytes, held_limit)) {
+        case vram_budget_t::hold_t::held: break;
+        case vram_budget_t::hold_t::no_room: return result_t::no_room;
+        case vram_budget_t::hold_t::over_limit: return result_t::over_limit;
+    }
     // device-wide-ok: once per parameter or matrix set, when it is put on the device
     const cudaError_t err = cudaMalloc(&d_, bytes);
     if (err != cudaSuccess) {

@@ -26,8 +26,11 @@ public:
     // A proof's working set: waits until it fits (see above).
     void reserve(size_t bytes);
     void release(size_t bytes);
-    // Holds `bytes` if they fit now; given back with release_held.
-    bool try_hold(size_t bytes);
+    enum class hold_t { held, no_room, over_limit };
+    // Holds `bytes` if they fit now and the held bytes stay at most `held_limit` (one
+    // decision under the lock, so two holders cannot both pass the limit); given back with
+    // release_held.
+    hold_t try_hold(size_t bytes, size_t held_limit = SIZE_MAX);
     void release_held(size_t bytes);
 
     size_t total() const { return total_; }
@@ -72,16 +75,16 @@ private:
 // (allocation, hold) by the destructor, also when its owner's creation fails half-way.
 class held_block_t {
 public:
-    enum class result_t { held, no_room, alloc_failed };
+    enum class result_t { held, no_room, over_limit, alloc_failed };
 
     held_block_t() = default;
     ~held_block_t();
     held_block_t(const held_block_t&) = delete;
     held_block_t& operator=(const held_block_t&) = delete;
 
-    // Holds `bytes` of `budget` (if they fit now) and allocates them on `device`; on
-    // `alloc_failed`, `*error` is the CUDA error and nothing stays held. Once per block.
-    result_t try_allocate(vram_budget_t& budget, int device, size_t bytes, cudaError_t* error);
+    // Holds `bytes` of `budget` (see vram_budget_t::try_hold) and allocates them on `device`;
+    // on `alloc_failed`, `*error` is the CUDA error and nothing stays held. Once per block.
+    result_t try_allocate(vram_budget_t& budget, int device, size_t bytes, size_t held_limit, cudaError_t* error);
 
     uint8_t* get() const { return static_cast<uint8_t*>(d_); }
     size_t bytes() const { return bytes_; }

@@ -79,24 +79,20 @@ std::unique_ptr<matrices_t> make_matrices(cuzk_gpu_locks* given, int device, siz
     for (int i = 0; i < 3; i++) total += rows_bytes(rows, m[i]->terms);
     // Resident bytes must leave a quarter of the budget to the proofs' working sets (the
     // parameters take at most half): a proof that could never fit beside them fails.
-    CUZK_REQUIRE(locks->vram.held() + total <= locks->vram.total() / 4 * 3,
-                 "matrices: " + std::to_string(total) + " bytes beside the " + std::to_string(locks->vram.held()) +
-                     " held on GPU " + std::to_string(device) + " would leave less than a quarter of its " +
-                     std::to_string(locks->vram.total()) + "-byte VRAM budget to proofs");
     // Held before the indices are checked: that check reads every term on the CPU (seconds
     // for the largest circuits), and a budget that cannot hold the matrices now is the common
     // refusal, which a caller may retry later. The block is given back if the check fails.
     cudaError_t err = cudaSuccess;
-    switch (out->block.try_allocate(locks->vram, device, total, &err)) {
-        case held_block_t::result_t::held: break;
-        case held_block_t::result_t::no_room:
-            CUZK_REQUIRE(false, "matrices: " + std::to_string(total) + " bytes do not fit what is left of GPU " +
-                                    std::to_string(device) + "'s VRAM budget (" +
-                                    std::to_string(locks->vram.reserved()) + " of " +
-                                    std::to_string(locks->vram.total()) + " reserved)");
-            break;
-        case held_block_t::result_t::alloc_failed: CUZK_CUDA_CHECK(err); break;
-    }
+    const auto got = out->block.try_allocate(locks->vram, device, total, locks->vram.total() / 4 * 3, &err);
+    CUZK_REQUIRE(got != held_block_t::result_t::over_limit,
+                 "matrices: " + std::to_string(total) + " bytes beside the " + std::to_string(locks->vram.held()) +
+                     " held on GPU " + std::to_string(device) + " would leave less than a quarter of its " +
+                     std::to_string(locks->vram.total()) + "-byte VRAM budget to proofs");
+    CUZK_REQUIRE(got != held_block_t::result_t::no_room,
+                 "matrices: " + std::to_string(total) + " bytes do not fit what is left of GPU " +
+                     std::to_string(device) + "'s VRAM budget (" + std::to_string(locks->vram.reserved()) + " of " +
+                     std::to_string(locks->vram.total()) + " reserved)");
+    if (got == held_block_t::result_t::alloc_failed) CUZK_CUDA_CHECK(err);
     for (int i = 0; i < 3; i++) check_rows(*m[i], names[i], rows, num_inputs + num_aux, coeff_len);
     stream_t s;
     uint8_t* at = out->block.get();

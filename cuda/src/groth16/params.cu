@@ -89,7 +89,7 @@ std::unique_ptr<params_t> make_params(cuzk_gpu_locks* given, int device, int res
     // proof's reservation.
     // No room or a failed allocation: streamed instead.
     if (residency == CUZK_RESIDENCY_AUTO && total > 0 && total * 2 <= locks->vram.total() &&
-        p->block.try_allocate(locks->vram, device, total, nullptr) == held_block_t::result_t::held) {
+        p->block.try_allocate(locks->vram, device, total, SIZE_MAX, nullptr) == held_block_t::result_t::held) {
         stream_t s;
         uint8_t* at = p->block.get();
         for (g1_vector_t* v : p->g1_vectors()) at = place(*v, at, s);
