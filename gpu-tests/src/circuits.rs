@@ -54,3 +54,41 @@ impl Circuit<Scalar> for InputsOnlyCircuit {
         Ok(())
     }
 }
+
+/// Public inputs and no constraint of its own: the only constraints are the input constraints
+/// the prover adds (input * 0 = 0), so no variable is in B (b_g1 and b_g2 are empty) and,
+/// with no input beyond the constant one, the domain is 1 and h has no points.
+#[derive(Clone)]
+pub struct NoConstraintsCircuit {
+    pub inputs: Vec<Scalar>,
+}
+
+impl Circuit<Scalar> for NoConstraintsCircuit {
+    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        for (i, v) in self.inputs.iter().enumerate() {
+            cs.alloc_input(|| format!("x{i}"), || Ok(*v))?;
+        }
+        Ok(())
+    }
+}
+
+/// Aux variables each constrained by x * 0 = 0, and one public input: an H query and an l
+/// query, but no variable in B, so B's queries are empty and its G2 sum is the identity
+/// wherever it is placed. (The proof is still bound to the input, through its input
+/// constraint in A.)
+#[derive(Clone)]
+pub struct EmptyBCircuit {
+    pub input: Scalar,
+    pub values: Vec<Scalar>,
+}
+
+impl Circuit<Scalar> for EmptyBCircuit {
+    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        cs.alloc_input(|| "input", || Ok(self.input))?;
+        for (i, v) in self.values.iter().enumerate() {
+            let x = cs.alloc(|| format!("x{i}"), || Ok(*v))?;
+            cs.enforce(|| format!("zero {i}"), |l| l + x, |l| l, |l| l);
+        }
+        Ok(())
+    }
+}

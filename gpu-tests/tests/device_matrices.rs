@@ -23,7 +23,9 @@ use bellperson_lite::synthesis::synthesize_circuit;
 use bellperson_lite::verifier::{prepare_verifying_key, verify_proof};
 use bellperson_lite::{Proof, ProverError, ProvingKey};
 use blstrs::Scalar;
-use cuzk_gpu_tests::circuits::{ConstantCircuit, InputsOnlyCircuit};
+use cuzk_gpu_tests::circuits::{
+    ConstantCircuit, EmptyBCircuit, InputsOnlyCircuit, NoConstraintsCircuit,
+};
 use cuzk_gpu_tests::{rng, small};
 use ff::Field;
 use rand::RngCore;
@@ -166,6 +168,25 @@ fn proofs_from_device_matrices_equal_cpu_proofs_and_verify() {
             values: values.clone(),
         },
         &values,
+        &mut rng,
+        &locks,
+    );
+    // A domain of 1 (input constraints alone: no h points, B empty), and an empty B.
+    check_verifies(
+        "input constraints alone",
+        &NoConstraintsCircuit { inputs: vec![] },
+        &[],
+        &mut rng,
+        &locks,
+    );
+    let x = Scalar::random(&mut rng);
+    check_verifies(
+        "an empty B",
+        &EmptyBCircuit {
+            input: x,
+            values: values.clone(),
+        },
+        &[x],
         &mut rng,
         &locks,
     );

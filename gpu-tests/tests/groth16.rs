@@ -19,7 +19,9 @@ use bellperson_lite::synthesis::{synthesize_circuit, ProvingAssignment};
 use bellperson_lite::verifier::{prepare_verifying_key, verify_proof};
 use bellperson_lite::{Parameters, ProverError, ProvingKey};
 use blstrs::Scalar;
-use cuzk_gpu_tests::circuits::{ConstantCircuit, InputsOnlyCircuit};
+use cuzk_gpu_tests::circuits::{
+    ConstantCircuit, EmptyBCircuit, InputsOnlyCircuit, NoConstraintsCircuit,
+};
 use cuzk_gpu_tests::{rng, small};
 use ff::Field;
 use rand::{Rng, RngCore};
@@ -211,6 +213,85 @@ fn special_witnesses_and_batches() {
     let proofs = compare("batch of 3", &params, &locks, assignments, &mut rng);
     for (i, (p, input)) in proofs.iter().zip(&inputs).enumerate() {
         check_verifies(&params, p, &[*input], &format!("batch proof {i}"));
+    }
+}
+
+/// Shapes the CPU prover always handled and the GPU once refused: a circuit of its input
+/// constraints alone (a domain of 1: no h points, and an empty B), one with a second input
+/// (domain 2, empty B), and constraints whose B is empty (b_g1 and b_g2 empty, h and l not).
+/// Every placement of B's G2 sum gives the CPU's bytes, including `Gpu` on device parameters
+/// made without b_g2 (an empty sum needs no points).
+#[test]
+fn domain_one_and_an_empty_b_prove_like_the_cpu() {
+    let mut rng = rng();
+    let locks = locks();
+    let x = Scalar::random(&mut rng);
+    let values: Vec<Scalar> = (0..if small() { 5 } else { 100 })
+        .map(|_| Scalar::random(&mut rng))
+        .collect();
+    let cases: Vec<(&str, ProvingAssignment, Parameters, Vec<Scalar>, usize)> = vec![
+        {
+            let c = NoConstraintsCircuit { inputs: vec![] };
+            let p = generate_random_parameters(c.clone(), &mut rng).unwrap();
+            (
+                "input constraints alone",
+                synthesize_circuit(c).unwrap(),
+                p,
+                vec![],
+                0,
+            )
+        },
+        {
+            let c = NoConstraintsCircuit { inputs: vec![x] };
+            let p = generate_random_parameters(c.clone(), &mut rng).unwrap();
+            (
+                "input constraints, one input",
+                synthesize_circuit(c).unwrap(),
+                p,
+                vec![x],
+                1,
+            )
+        },
+        {
+            let c = EmptyBCircuit {
+                input: x,
+                values: values.clone(),
+            };
+            let p = generate_random_parameters(c.clone(), &mut rng).unwrap();
+            let h = (values.len() + 2).next_power_of_two() - 1;
+            ("an empty B", synthesize_circuit(c).unwrap(), p, vec![x], h)
+        },
+    ];
+    for (what, assignment, params, inputs, h_points) in cases {
+        assert_eq!(params.h().len(), h_points, "{what}: the shape under test");
+        assert!(
+            params.b_g1().is_empty() && params.b_g2().is_empty(),
+            "{what}"
+        );
+        let params = Arc::new(params);
+        let proofs = compare(what, &params, &locks, vec![assignment.clone()], &mut rng);
+        check_verifies(&params, &proofs[0], &inputs, what);
+        // Device parameters made for B_G2 on the CPU, then asked for it on the GPU.
+        let (r, s) = randomness(&mut rng, 1);
+        let (cpu, _) =
+            prove_from_assignments_on(Backend::Cpu, vec![assignment.clone()], &params, &r, &s)
+                .unwrap();
+        let dp = device_params_with(
+            &locks,
+            Arc::clone(&params),
+            Residency::Auto,
+            G2Placement::Cpu,
+        )
+        .expect("device parameters without b_g2");
+        let gpu_backend = Backend::Gpu {
+            device_params: &dp,
+            locks: Some(&locks),
+            b_g2: G2Placement::Gpu,
+        };
+        let (gpu, _) = prove_from_assignments_on(gpu_backend, vec![assignment], &params, &r, &s)
+            .unwrap_or_else(|e| panic!("{what}: B_G2 on the GPU without b_g2: {e}"));
+        assert_eq!(cpu[0].to_bytes(), gpu[0].to_bytes(), "{what}");
+        eprintln!("{what}: h {h_points} points, B empty: equal to the CPU's, verifies");
     }
 }
 

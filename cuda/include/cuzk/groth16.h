@@ -84,7 +84,8 @@ enum cuzk_residency {
  * are reserved from the budget until destroyed); otherwise the host arrays are page-locked
  * where possible and each proof streams them in. In that case the host arrays must stay valid
  * and unchanged until the handle is destroyed; when resident they may be released after this
- * call. h has 2^k - 1 points for a domain of 2^k. */
+ * call. h has 2^k - 1 points for a domain of 2^k (none for a domain of 1: a circuit of its input
+ * constraints alone, whose H sum is the identity). */
 cuzk_error_t cuzk_groth16_params_create(cuzk_gpu_locks_t* locks, int device, int residency, const cuzk_g1_affine_t* h,
                                         size_t h_len, const cuzk_g1_affine_t* l, size_t l_len,
                                         const cuzk_g1_affine_t* a, size_t a_len, const cuzk_g1_affine_t* b_g1,

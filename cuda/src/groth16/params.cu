@@ -68,9 +68,10 @@ std::unique_ptr<params_t> make_params(cuzk_gpu_locks* given, int device, int res
     CUZK_REQUIRE(b_g2.len == 0 || b_g2.len == vecs[3].len,
                  "parameters: b_g2 has " + std::to_string(b_g2.len) + " points, b_g1 " + std::to_string(vecs[3].len) +
                      " (both follow B's densities, so they must be as long)");
+    // A domain of 1 (a circuit of its input constraints alone) has no h points at all.
     const size_t h_domain = vecs[0].len + 1;
-    CUZK_REQUIRE(vecs[0].len >= 1 && (h_domain & (h_domain - 1)) == 0,
-                 "parameters: the h vector must have 2^k - 1 points (k >= 1), it has " + std::to_string(vecs[0].len));
+    CUZK_REQUIRE((h_domain & (h_domain - 1)) == 0,
+                 "parameters: the h vector must have 2^k - 1 points (k >= 0), it has " + std::to_string(vecs[0].len));
     cuzk_gpu_locks* locks = locks_or_default(given, device);
     CUZK_REQUIRE(locks->device == device, "parameters: the locks belong to another device");
     CUZK_CUDA_CHECK(cudaSetDevice(device));

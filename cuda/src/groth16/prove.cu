@@ -179,9 +179,15 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
         unsatisfied_kernel<<<msm::blocks_for(abc_len, 256), 256, 0, s>>>(d_a, d_b, d_c, abc_len, d_unsatisfied);
         CUZK_LAUNCH_CHECK();
     }
-    ntt::h_pipeline(d_a, d_b, d_c, log_n, s);
-    e[1].record(s);
-    msm::msm_device<g1_t>(p.bases(p.h, staging, s), d_a, n - 1, d_sums.get() + 0, s);
+    if (p.h.len) {
+        ntt::h_pipeline(d_a, d_b, d_c, log_n, s);
+        e[1].record(s);
+        msm::msm_device<g1_t>(p.bases(p.h, staging, s), d_a, n - 1, d_sums.get() + 0, s);
+    } else {
+        // A domain of 1: H has no coefficients and no bases, its sum is the identity.
+        e[1].record(s);
+        CUZK_CUDA_CHECK(cudaMemsetAsync(d_sums.get() + 0, 0, sizeof(jacobian_t), s));
+    }
     e[2].record(s);
     msm::split_msm_device<g1_t>(p.bases(p.l, staging, s), p.l.len, l.ones, l.ones_words, l.index, l.scalars, l.count,
                                 d_sums.get() + 1, s);
@@ -192,7 +198,8 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
     msm::split_msm_device<g1_t>(p.bases(p.b_g1, staging, s), p.b_g1.len, b.ones, b.ones_words, b.index, b.scalars,
                                 b.count, d_sums.get() + 3, s);
     e[5].record(s);
-    if (c.b_g2_on_gpu)
+    // An empty B query sums to the identity wherever it is placed.
+    if (c.b_g2_on_gpu && p.b_g2.len)
         msm::split_msm_device<g2_t>(p.bases(p.b_g2, staging, s), p.b_g2.len, b.ones, b.ones_words, b.index, b.scalars,
                                     b.count, d_b_g2.get(), s);
     else

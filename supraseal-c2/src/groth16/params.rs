@@ -80,7 +80,9 @@ impl DeviceParams {
         let device = locks.map_or(device, GpuLocks::device);
         let v = vectors(&owner);
         let lens = [v.h.len(), v.l.len(), v.a.len(), v.b_g1.len()];
-        let has_b_g2 = !v.b_g2.is_empty();
+        // With b_g2 when it has b_g1's points: an empty B query has an empty b_g2 either way,
+        // and its G2 sum (the identity) can be placed anywhere.
+        let has_b_g2 = v.b_g2.len() == v.b_g1.len();
         let mut ptr: *mut ffi::cuzk_groth16_params_t = std::ptr::null_mut();
         // SAFETY: the five slices are valid for their lengths and live in `owner`, which this
         // handle keeps alive until the library's handle is destroyed; G1Affine and G2Affine
