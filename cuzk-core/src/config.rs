@@ -178,9 +178,10 @@ pub struct SrsConfig {
     /// Bytes of parameters kept loaded; idle sets are evicted least recently used first when
     /// a load would exceed it. "auto" = 40% of physical memory. Default "auto".
     pub budget: ByteSize,
-    /// Circuit id -> file name in `param_cache`, for ids whose file is not `<id>.params`.
-    /// With the `filecoin` feature the Filecoin circuit ids map to filecoin-proofs' file names
-    /// already; entries here override them. Default empty.
+    /// Circuit id -> file name in `param_cache` (a plain name, no folder part): the only way
+    /// to give an id other than the Filecoin ones a file (an id is never used as a file name
+    /// itself). With the `filecoin` feature the Filecoin circuit ids map to filecoin-proofs'
+    /// file names already; entries here override them. Default empty.
     pub files: BTreeMap<String, String>,
     /// Check every point of a loaded file (on the curve, in the subgroup): slow for large
     /// files; a bad parameter file is also caught by the self-check. Default false.
@@ -244,6 +245,19 @@ impl Config {
         }
         if self.gpus.vram_budget == ByteSize::Bytes(0) {
             return invalid("gpus.vram_budget", "must be more than 0 bytes, or \"auto\"");
+        }
+        for id in &self.srs.preload {
+            if let Err(e) = crate::circuit_id::check(id) {
+                return invalid("srs.preload", &e.to_string());
+            }
+        }
+        for (id, file) in &self.srs.files {
+            if let Err(e) = crate::circuit_id::check(id) {
+                return invalid("srs.files", &e.to_string());
+            }
+            if let Err(e) = crate::circuit_id::check_file_name(file) {
+                return invalid("srs.files", &format!("the file of `{id}`: {e}"));
+            }
         }
         let mut seen = std::collections::BTreeSet::new();
         if let Some(d) = self.gpus.devices.iter().find(|d| !seen.insert(**d)) {
@@ -438,6 +452,35 @@ mod tests {
         assert!(err.to_string().contains("gpus.vram_budget"), "{err}");
         let c = Config::from_toml("[gpus]\nvram_budget = \"40GiB\"").unwrap();
         assert_eq!(c.gpus.vram_budget, ByteSize::Bytes(40 << 30));
+        // Circuit ids and file names are names, not paths.
+        for (text, key, says) in [
+            (
+                "[srs]\npreload = [\"../x\"]",
+                "srs.preload",
+                "circuit id `../x`",
+            ),
+            ("[srs]\npreload = [\"\"]", "srs.preload", "empty"),
+            (
+                "[srs.files]\n\"/abs\" = \"a.params\"",
+                "srs.files",
+                "circuit id `/abs`",
+            ),
+            (
+                "[srs.files]\nporep-2k = \"/etc/passwd\"",
+                "srs.files",
+                "file name `/etc/passwd`",
+            ),
+            (
+                "[srs.files]\nporep-2k = \"..\"",
+                "srs.files",
+                "starts with `.`",
+            ),
+        ] {
+            let err = Config::from_toml(text).unwrap_err().to_string();
+            assert!(err.contains(key) && err.contains(says), "{text}: {err}");
+        }
+        let c = Config::from_toml("[srs.files]\nmine = \"my-circuit.params\"").unwrap();
+        assert_eq!(c.srs.files["mine"], "my-circuit.params");
     }
 
     #[test]

@@ -308,6 +308,16 @@ struct Tables {
     ended: VecDeque<(JobId, Option<String>)>,
 }
 
+impl Tables {
+    /// See [`JobTable::by_request`].
+    fn answering(&self, request_id: &str) -> Option<&Arc<Job>> {
+        self.by_request
+            .get(request_id)
+            .and_then(|id| self.jobs.get(id))
+            .filter(|job| !matches!(job.state(), JobState::Failed | JobState::Cancelled))
+    }
+}
+
 impl JobTable {
     fn tables(&self) -> MutexGuard<'_, Tables> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
@@ -317,26 +327,32 @@ impl JobTable {
         self.tables().jobs.get(id).cloned()
     }
 
-    /// The job already made for this request id.
+    /// The job that answers this request id: one queued, running or completed. A job that
+    /// FAILED or was CANCELLED does not: node software retries a failed task with the same
+    /// id (Curio forms ids from the miner and sector), and the retry must get a new job.
     pub fn by_request(&self, request_id: &str) -> Option<Arc<Job>> {
         let t = self.tables();
-        t.by_request
-            .get(request_id)
-            .and_then(|id| t.jobs.get(id))
-            .cloned()
+        t.answering(request_id).cloned()
     }
 
-    /// Inserts `job` unless `request_id` already has one (returned instead).
-    pub fn insert(&self, job: Arc<Job>, request_id: Option<&str>) -> Result<(), Arc<Job>> {
+    /// Inserts `job` unless `request_id` already has a job that answers it (returned
+    /// instead). `Ok(Some(id))`: the id's earlier job `id`, failed or cancelled, is replaced
+    /// by this one (it stays readable by its own job id).
+    pub fn insert(
+        &self,
+        job: Arc<Job>,
+        request_id: Option<&str>,
+    ) -> Result<Option<JobId>, Arc<Job>> {
         let mut t = self.tables();
+        let mut replaced = None;
         if let Some(rid) = request_id {
-            if let Some(existing) = t.by_request.get(rid).and_then(|id| t.jobs.get(id)) {
+            if let Some(existing) = t.answering(rid) {
                 return Err(Arc::clone(existing));
             }
-            t.by_request.insert(rid.to_string(), job.id.clone());
+            replaced = t.by_request.insert(rid.to_string(), job.id.clone());
         }
         t.jobs.insert(job.id.clone(), job);
-        Ok(())
+        Ok(replaced)
     }
 
     /// Forgets a job that was never queued.
@@ -359,8 +375,11 @@ impl JobTable {
                 break;
             };
             t.jobs.remove(&old);
+            // The id may have a newer job (a retry after this one failed): keep that one.
             if let Some(rid) = rid {
-                t.by_request.remove(&rid);
+                if t.by_request.get(&rid) == Some(&old) {
+                    t.by_request.remove(&rid);
+                }
             }
         }
     }
@@ -394,6 +413,83 @@ mod tests {
             Priority::Normal,
             parts,
         )
+    }
+
+    fn job_with_id(id: &str, rid: &str) -> Arc<Job> {
+        let parts = vec![Partition::from_circuit(MixCircuit::new(4, 0.5, 1), vec![])];
+        Arc::new(Job::new(
+            JobId(id.into()),
+            Some(rid.into()),
+            "test".into(),
+            "c".into(),
+            Priority::Normal,
+            parts,
+        ))
+    }
+
+    #[test]
+    fn a_request_id_is_answered_by_its_job_until_that_job_fails_or_is_cancelled() {
+        let table = JobTable::default();
+        let first = job_with_id("1", "porep-1000-7");
+        assert_eq!(
+            table.insert(Arc::clone(&first), Some("porep-1000-7")).ok(),
+            Some(None)
+        );
+        // Queued: the same id gets the same job.
+        let again = job_with_id("2", "porep-1000-7");
+        assert_eq!(
+            table.insert(again, Some("porep-1000-7")).unwrap_err().id,
+            first.id
+        );
+        assert_eq!(table.by_request("porep-1000-7").unwrap().id, first.id);
+
+        for end in [JobState::Failed, JobState::Cancelled] {
+            let current = table.by_request("porep-1000-7").unwrap();
+            current.abort(end, "ended".into(), |_| {});
+            table.record_end(&current.id, current.request_id.clone());
+            assert!(table.by_request("porep-1000-7").is_none(), "{end:?}");
+            let retry = job_with_id(&format!("retry-{end:?}"), "porep-1000-7");
+            let replaced = table.insert(Arc::clone(&retry), Some("porep-1000-7"));
+            assert_eq!(replaced.ok(), Some(Some(current.id.clone())), "{end:?}");
+            assert_eq!(table.by_request("porep-1000-7").unwrap().id, retry.id);
+            assert!(
+                table.get(&current.id).is_some(),
+                "the ended job stays readable"
+            );
+        }
+
+        // A completed job keeps answering its id.
+        let done = job_with_id("done", "snap-1000-7");
+        assert!(table.insert(Arc::clone(&done), Some("snap-1000-7")).is_ok());
+        let proof = Proof {
+            a: G1Affine::default(),
+            b: G2Affine::default(),
+            c: G1Affine::default(),
+        };
+        assert!(done.deliver(0, proof, |_| {}).is_some());
+        table.record_end(&done.id, done.request_id.clone());
+        let later = job_with_id("later", "snap-1000-7");
+        assert_eq!(
+            table.insert(later, Some("snap-1000-7")).unwrap_err().id,
+            done.id
+        );
+    }
+
+    #[test]
+    fn forgetting_an_old_job_keeps_its_request_ids_newer_job() {
+        let table = JobTable::default();
+        let old = job_with_id("old", "wdpost-1");
+        assert!(table.insert(Arc::clone(&old), Some("wdpost-1")).is_ok());
+        old.abort(JobState::Failed, "failed".into(), |_| {});
+        table.record_end(&old.id, old.request_id.clone());
+        let retry = job_with_id("retry", "wdpost-1");
+        assert!(table.insert(Arc::clone(&retry), Some("wdpost-1")).is_ok());
+        // Push the failed job out of the table of ended jobs.
+        for i in 0..KEEP_ENDED {
+            table.record_end(&JobId(format!("other-{i}")), None);
+        }
+        assert!(table.get(&old.id).is_none(), "forgotten");
+        assert_eq!(table.by_request("wdpost-1").unwrap().id, retry.id);
     }
 
     #[test]

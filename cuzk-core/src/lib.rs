@@ -17,6 +17,7 @@
 //! - [`kind`]: proof kinds ([`kind::ProofWork`]) and partitions; the generic bellpepper kind.
 //! - `scheduler`: the priority queue of partitions.
 //! - `budget`: the host-memory budget (blocking reservations).
+//! - [`circuit_id`]: the rule that keeps circuit ids names, not paths.
 //! - [`srs`]: the parameter sets by circuit id: loading, sharing, LRU eviction, tiers.
 //! - `page_cache`: whether a file is in the page cache (the WARM tier).
 //! - [`sweep`]: a load generator for benchmarks (jobs kept in flight, steady-state figures).
@@ -29,6 +30,7 @@
 //! [`bellperson_lite`] is re-exported, so that the daemon and embedders depend on one crate.
 
 mod budget;
+pub mod circuit_id;
 pub mod config;
 pub mod engine;
 pub mod error;

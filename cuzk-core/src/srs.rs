@@ -1,8 +1,11 @@
 //! The SRS manager: parameter sets by circuit id, loaded once and shared.
 //!
-//! A set comes either from a file in the parameter folder (`<id>.params`, or the name given
-//! in `srs.files`), memory-mapped and decoded on first use, or from [`SrsManager::register`]
-//! (parameters the embedder made or loaded itself). Users hold an `Arc<LoadedSrs>`; its
+//! A set comes either from a file in the parameter folder, memory-mapped and decoded on first
+//! use, or from [`SrsManager::register`] (parameters the embedder made or loaded itself). A
+//! file's name comes only from the manager's table (the Filecoin circuits' names and the
+//! configuration's `srs.files`), never from the id itself, and the file it resolves to,
+//! symlinks followed, must lie inside the folder: an id from the network cannot name any
+//! other file ([`crate::circuit_id`] checks every id first). Users hold an `Arc<LoadedSrs>`; its
 //! strong count is the reference count reported in status. When loading a file would take
 //! the loaded sets over the budget, idle file-backed sets are evicted least recently used
 //! first; sets in use are never dropped (the load then goes over the budget, with a warning).
@@ -18,13 +21,48 @@ use bellperson_lite::params::{read_parameters_mmap, G1_UNCOMPRESSED_BYTES, G2_UN
 use bellperson_lite::verifier::{prepare_verifying_key, PreparedVerifyingKey};
 use bellperson_lite::{Parameters, ParamsError};
 
+use crate::circuit_id::{self, InvalidCircuitId};
 use crate::page_cache::resident_fraction;
+
+/// How many symlinks a parameter file may go through (as the kernel's own limit).
+const MAX_LINKS: usize = 40;
 
 /// Why a parameter set is not available.
 #[derive(Debug, thiserror::Error)]
 pub enum SrsError {
-    #[error("unknown circuit id `{id}`: no parameters registered and no file {path}")]
-    Unknown { id: String, path: PathBuf },
+    /// The id is not a name (the request is wrong).
+    #[error(transparent)]
+    InvalidId(#[from] InvalidCircuitId),
+    /// Nothing is registered under the id and no file is configured for it.
+    #[error(
+        "unknown circuit id `{id}`: no parameters registered under it and no parameter file \
+         configured for it (known: the Filecoin circuit ids and the keys of [srs.files])"
+    )]
+    Unknown { id: String },
+    /// The id is known but its file is not there (the daemon lacks a file).
+    #[error(
+        "no parameters for circuit id `{id}`: {path} does not exist (put the file in \
+         srs.param_cache, or map the id to its file name in [srs.files])"
+    )]
+    Missing { id: String, path: PathBuf },
+    /// The id's file is a symlink (or goes through one) to a file outside the folder.
+    #[error(
+        "the parameter file of `{id}`, {path}, leads to {target}, outside the parameter \
+         folder {folder}: refused (copy or link the file into the folder's own tree)"
+    )]
+    OutsideFolder {
+        id: String,
+        path: PathBuf,
+        target: PathBuf,
+        folder: PathBuf,
+    },
+    /// The file (or the folder) could not be examined.
+    #[error("the parameter file of `{id}`, {path}: {source}")]
+    Unreadable {
+        id: String,
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("parameters of `{id}`: {source}")]
     Load { id: String, source: ParamsError },
 }
@@ -101,21 +139,87 @@ impl SrsManager {
         self.clock.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// The file that holds `id`'s parameters.
-    pub fn path_of(&self, id: &str) -> PathBuf {
-        match self.files.get(id) {
-            Some(name) => self.folder.join(name),
-            None => self.folder.join(format!("{id}.params")),
+    /// The file that holds `id`'s parameters, resolved: the name from the table, joined to
+    /// the folder, its symlinks followed while they stay inside the folder. A link that
+    /// leaves the folder is refused before its target is looked at.
+    pub fn resolve(&self, id: &str) -> Result<PathBuf, SrsError> {
+        circuit_id::check(id)?;
+        let name = self
+            .files
+            .get(id)
+            .ok_or_else(|| SrsError::Unknown { id: id.to_string() })?;
+        let path = self.folder.join(name);
+        let unreadable = |source| SrsError::Unreadable {
+            id: id.to_string(),
+            path: path.clone(),
+            source,
+        };
+        let folder = match std::fs::canonicalize(&self.folder) {
+            Ok(folder) => folder,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(SrsError::Missing {
+                    id: id.to_string(),
+                    path,
+                })
+            }
+            Err(e) => return Err(unreadable(e)),
+        };
+        let outside = |target: PathBuf| SrsError::OutsideFolder {
+            id: id.to_string(),
+            path: path.clone(),
+            target,
+            folder: folder.clone(),
+        };
+        // Walk the links by hand: each step is checked lexically before it is examined.
+        let mut current = folder.join(name);
+        for _ in 0..MAX_LINKS {
+            let meta = match std::fs::symlink_metadata(&current) {
+                Ok(meta) => meta,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    return Err(SrsError::Missing {
+                        id: id.to_string(),
+                        path,
+                    })
+                }
+                Err(e) => return Err(unreadable(e)),
+            };
+            if !meta.file_type().is_symlink() {
+                // A folder inside the tree may itself be a link: the whole path, resolved,
+                // must still be inside.
+                let resolved = std::fs::canonicalize(&current).map_err(unreadable)?;
+                if !resolved.starts_with(&folder) {
+                    return Err(outside(resolved));
+                }
+                if !meta.is_file() {
+                    return Err(unreadable(std::io::Error::other("not a regular file")));
+                }
+                return Ok(resolved);
+            }
+            let target = std::fs::read_link(&current).map_err(unreadable)?;
+            let parent = current.parent().unwrap_or(&folder).to_path_buf();
+            let next = lexically_normal(&parent.join(target));
+            if !next.starts_with(&folder) {
+                return Err(outside(next));
+            }
+            current = next;
         }
+        Err(unreadable(std::io::Error::other(format!(
+            "more than {MAX_LINKS} symlinks"
+        ))))
     }
 
-    /// Whether `id` is loaded or has a file.
-    pub fn is_known(&self, id: &str) -> bool {
-        self.slots().contains_key(id) || self.path_of(id).is_file()
+    /// Whether `id` can be had: registered, loaded, or with its file in the folder.
+    pub fn check_available(&self, id: &str) -> Result<(), SrsError> {
+        circuit_id::check(id)?;
+        if self.slots().contains_key(id) {
+            return Ok(());
+        }
+        self.resolve(id).map(drop)
     }
 
     /// Makes `params` the set of `id` (replacing any other).
-    pub fn register(&self, id: &str, params: Arc<Parameters>) {
+    pub fn register(&self, id: &str, params: Arc<Parameters>) -> Result<(), SrsError> {
+        circuit_id::check(id)?;
         let loaded = Arc::new(LoadedSrs {
             circuit_id: id.to_string(),
             pvk: prepare_verifying_key(&params.vk),
@@ -131,11 +235,13 @@ impl SrsManager {
                 registered: true,
             },
         );
+        Ok(())
     }
 
     /// The set of `id`, loading it if needed; also how long the load took (zero when it was
     /// loaded already).
     pub fn get(&self, id: &str) -> Result<(Arc<LoadedSrs>, Duration), SrsError> {
+        circuit_id::check(id)?;
         if let Some(found) = self.lookup(id) {
             return Ok((found, Duration::ZERO));
         }
@@ -143,13 +249,7 @@ impl SrsManager {
         if let Some(found) = self.lookup(id) {
             return Ok((found, Duration::ZERO));
         }
-        let path = self.path_of(id);
-        if !path.is_file() {
-            return Err(SrsError::Unknown {
-                id: id.to_string(),
-                path,
-            });
-        }
+        let path = self.resolve(id)?;
         let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
         self.make_room(size);
         let started = Instant::now();
@@ -215,6 +315,7 @@ impl SrsManager {
 
     /// Loads `id` now. Returns whether it was loaded already, and the load time.
     pub fn preload(&self, id: &str) -> Result<(bool, Duration), SrsError> {
+        circuit_id::check(id)?;
         let already = self.slots().contains_key(id);
         let (_, took) = self.get(id)?;
         Ok((already, took))
@@ -222,11 +323,12 @@ impl SrsManager {
 
     /// Drops `id` from memory (in-flight proofs keep their reference until they end). Returns
     /// whether it was loaded and the bytes it held.
-    pub fn evict(&self, id: &str) -> (bool, u64) {
-        match self.slots().remove(id) {
+    pub fn evict(&self, id: &str) -> Result<(bool, u64), SrsError> {
+        circuit_id::check(id)?;
+        Ok(match self.slots().remove(id) {
             Some(slot) => (true, slot.loaded.size_bytes),
             None => (false, 0),
-        }
+        })
     }
 
     /// Every loaded set, and the files of the ids named in the configuration that are not.
@@ -242,7 +344,9 @@ impl SrsManager {
             })
             .collect();
         for id in self.files.keys().filter(|id| !slots.contains_key(*id)) {
-            let path = self.path_of(id);
+            let Ok(path) = self.resolve(id) else {
+                continue;
+            };
             if let Ok(meta) = std::fs::metadata(&path) {
                 let warm = resident_fraction(&path).is_some_and(|f| f >= 0.5);
                 out.push(SrsStatus {
@@ -265,6 +369,22 @@ impl SrsManager {
     pub fn folder(&self) -> &Path {
         &self.folder
     }
+}
+
+/// `path` with its `.` and `..` components folded away, without looking at the filesystem.
+fn lexically_normal(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// Bytes of a parameter set in the file format (uncompressed points).
@@ -294,6 +414,14 @@ mod tests {
         std::fs::metadata(path).unwrap().len()
     }
 
+    /// Circuit id -> file name, as the configuration's `srs.files` gives them.
+    fn names(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(id, file)| (id.to_string(), file.to_string()))
+            .collect()
+    }
+
     #[test]
     fn files_load_once_and_idle_sets_are_evicted_lru() {
         let dir = tempfile::tempdir().unwrap();
@@ -301,7 +429,7 @@ mod tests {
         let size = write(dir.path(), "a.params", &p);
         write(dir.path(), "b.params", &p);
         write(dir.path(), "renamed-c.bin", &p);
-        let files = BTreeMap::from([("c".to_string(), "renamed-c.bin".to_string())]);
+        let files = names(&[("a", "a.params"), ("b", "b.params"), ("c", "renamed-c.bin")]);
         // Room for two sets.
         let m = SrsManager::new(dir.path().into(), files, 2 * size, false);
 
@@ -321,12 +449,12 @@ mod tests {
         assert_eq!(hot, ["a", "c"]);
         assert_eq!(m.status()[0].ref_count, 1);
         drop((a, c));
-        assert_eq!(m.evict("a"), (true, size));
-        assert_eq!(m.evict("a"), (false, 0));
+        assert_eq!(m.evict("a").unwrap(), (true, size));
+        assert_eq!(m.evict("a").unwrap(), (false, 0));
         assert!(!m.preload("a").unwrap().0);
         assert!(m.preload("a").unwrap().0);
         // A configured file that is not loaded but was just written (in the page cache).
-        assert!(m.evict("c").0);
+        assert!(m.evict("c").unwrap().0);
         let c = m
             .status()
             .into_iter()
@@ -336,22 +464,120 @@ mod tests {
     }
 
     #[test]
-    fn unknown_and_damaged_files_are_typed_errors() {
+    fn unknown_missing_and_damaged_files_are_typed_errors() {
         let dir = tempfile::tempdir().unwrap();
-        let m = SrsManager::new(dir.path().into(), BTreeMap::new(), u64::MAX, false);
-        assert!(matches!(m.get("nope"), Err(SrsError::Unknown { .. })));
         std::fs::write(dir.path().join("short.params"), [1u8; 100]).unwrap();
+        // A file named like an id is not found by the id alone: names come from the table.
+        std::fs::write(dir.path().join("nope.params"), [1u8; 100]).unwrap();
+        let files = names(&[("short", "short.params"), ("gone", "gone.params")]);
+        let m = SrsManager::new(dir.path().into(), files, u64::MAX, false);
+        assert!(matches!(m.get("nope"), Err(SrsError::Unknown { .. })));
+        let err = m.get("gone").err().unwrap();
+        assert!(matches!(err, SrsError::Missing { .. }), "{err}");
+        assert!(err.to_string().contains("gone.params"), "{err}");
+        assert!(matches!(
+            m.check_available("gone"),
+            Err(SrsError::Missing { .. })
+        ));
         let err = m.get("short").err().unwrap();
         assert!(matches!(err, SrsError::Load { .. }), "{err}");
+        assert!(m.check_available("short").is_ok(), "the file is there");
+    }
+
+    #[test]
+    fn ids_that_are_paths_are_refused_before_the_filesystem() {
+        let root = tempfile::tempdir().unwrap();
+        let folder = root.path().join("params");
+        std::fs::create_dir(&folder).unwrap();
+        // A valid parameter file outside the folder: were any id to reach it, it would load.
+        let p = params(4);
+        write(root.path(), "outside.params", &p);
+        let outside = root.path().join("outside.params");
+        let m = SrsManager::new(folder.clone(), BTreeMap::new(), u64::MAX, false);
+        for id in [
+            "../outside",
+            "../outside.params",
+            outside.to_str().unwrap(),
+            "",
+            &"x".repeat(crate::circuit_id::MAX_LEN + 1),
+            "a/../../outside",
+        ] {
+            for result in [
+                m.get(id).map(drop),
+                m.preload(id).map(drop),
+                m.evict(id).map(drop),
+                m.check_available(id),
+                m.register(id, Arc::new(p.clone())),
+            ] {
+                let err = result.expect_err(id);
+                assert!(matches!(err, SrsError::InvalidId(_)), "{id:?}: {err}");
+            }
+        }
+        assert!(m.status().is_empty(), "nothing was registered or loaded");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_may_not_leave_the_folder() {
+        use std::os::unix::fs::symlink;
+        let root = tempfile::tempdir().unwrap();
+        let folder = root.path().join("params");
+        std::fs::create_dir_all(folder.join("store")).unwrap();
+        let p = params(4);
+        write(root.path(), "outside.params", &p);
+        write(&folder.join("store"), "inside.params", &p);
+        std::fs::create_dir(root.path().join("elsewhere")).unwrap();
+        write(&root.path().join("elsewhere"), "x.params", &p);
+        // Out by an absolute link, by a relative one, by a chain, by a linked folder.
+        symlink(
+            root.path().join("outside.params"),
+            folder.join("abs.params"),
+        )
+        .unwrap();
+        symlink("../outside.params", folder.join("rel.params")).unwrap();
+        symlink("rel.params", folder.join("chain.params")).unwrap();
+        symlink(root.path().join("elsewhere"), folder.join("linked-dir")).unwrap();
+        // In: a link to a file of a subfolder, and a link to that link.
+        symlink("store/inside.params", folder.join("in.params")).unwrap();
+        symlink("in.params", folder.join("in2.params")).unwrap();
+        // A loop.
+        symlink("loop-b.params", folder.join("loop-a.params")).unwrap();
+        symlink("loop-a.params", folder.join("loop-b.params")).unwrap();
+        let files = names(&[
+            ("abs", "abs.params"),
+            ("rel", "rel.params"),
+            ("chain", "chain.params"),
+            ("dir", "linked-dir"),
+            ("in", "in.params"),
+            ("in2", "in2.params"),
+            ("loop", "loop-a.params"),
+        ]);
+        let m = SrsManager::new(folder.clone(), files, u64::MAX, false);
+        for id in ["abs", "rel", "chain"] {
+            let err = m.get(id).err().unwrap();
+            assert!(matches!(err, SrsError::OutsideFolder { .. }), "{id}: {err}");
+            assert!(
+                err.to_string().contains("outside the parameter folder"),
+                "{err}"
+            );
+        }
+        // The linked folder itself is outside: refused whatever it holds.
+        let err = m.get("dir").err().unwrap();
+        assert!(matches!(err, SrsError::OutsideFolder { .. }), "dir: {err}");
+        let err = m.get("loop").err().unwrap();
+        assert!(matches!(err, SrsError::Unreadable { .. }), "loop: {err}");
+        for id in ["in", "in2"] {
+            assert_eq!(*m.get(id).unwrap().0.params, p, "{id}");
+        }
     }
 
     #[test]
     fn registered_sets_stay_until_evicted() {
         let dir = tempfile::tempdir().unwrap();
         let m = SrsManager::new(dir.path().into(), BTreeMap::new(), 1, false);
-        m.register("mem", Arc::new(params(4)));
+        m.register("mem", Arc::new(params(4))).unwrap();
         assert!(m.get("mem").is_ok());
-        assert!(m.evict("mem").0);
+        assert!(m.evict("mem").unwrap().0);
         assert!(matches!(m.get("mem"), Err(SrsError::Unknown { .. })));
     }
 }

@@ -95,7 +95,7 @@ pub async fn run_sweep(
         config.gpus.gpu_workers_per_device = workers;
         config.engine.cpu_provers = workers;
         let engine = Engine::start(config)?;
-        engine.register_params(CIRCUIT_ID, Arc::clone(&params));
+        engine.register_params(CIRCUIT_ID, Arc::clone(&params))?;
         let request = || -> ProofRequest {
             let partitions = vec![partition.clone(); plan.partitions];
             ProofRequest {

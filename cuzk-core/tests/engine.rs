@@ -10,6 +10,7 @@ use cuzk_core::bellperson_lite::synthesis::synthesize_circuit;
 use cuzk_core::bellperson_lite::verifier::{prepare_verifying_key, verify_proof};
 use cuzk_core::bellperson_lite::{Parameters, Scalar};
 use cuzk_core::kind::assignment_bytes;
+use cuzk_core::srs::SrsError;
 use cuzk_core::{
     CircuitProofs, Config, Engine, EngineError, JobState, Partition, Priority, ProofRequest,
 };
@@ -38,7 +39,9 @@ fn engine(config: Config) -> (Engine, Vec<(u32, Arc<Parameters>)>) {
     let engine = Engine::start(config).unwrap();
     let sets: Vec<_> = [6, 8].into_iter().map(|log| (log, params(log))).collect();
     for (log, p) in &sets {
-        engine.register_params(&format!("mix-{log}"), Arc::clone(p));
+        engine
+            .register_params(&format!("mix-{log}"), Arc::clone(p))
+            .unwrap();
     }
     (engine, sets)
 }
@@ -305,6 +308,64 @@ async fn failing_and_panicking_synthesis_fail_only_their_job() {
     assert_eq!(engine.status().total_failed, 2);
 }
 
+/// Node software retries a failed task with the same request id (Curio: `porep-<miner>-
+/// <sector>`): the retry of a FAILED or CANCELLED job is a new job, which completes; a
+/// COMPLETED job keeps answering its id.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_or_cancelled_job_does_not_hold_its_request_id() {
+    let (engine, _) = engine(config(1, 1));
+    let with_id = |mut r: ProofRequest| {
+        r.request_id = Some("porep-1000-7".into());
+        r
+    };
+    let broken = Partition::from_circuit(Broken { panic: false }, vec![]);
+    let failed = engine
+        .prove(with_id(request("mix-6", Priority::Normal, vec![broken])))
+        .await
+        .unwrap();
+    assert_eq!(failed.state, JobState::Failed);
+
+    let retry = engine
+        .submit(with_id(mix_request(6, 1, Priority::Normal)))
+        .unwrap();
+    assert_ne!(retry.job_id, failed.job_id, "a new job for the retry");
+    let done = engine
+        .await_result(&retry.job_id, None)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(done.state, JobState::Completed, "{:?}", done.error);
+    let again = engine
+        .submit(with_id(mix_request(6, 1, Priority::Normal)))
+        .unwrap();
+    assert_eq!(again.job_id, retry.job_id, "a completed job answers its id");
+    // The failed job is still there under its own id.
+    let old = engine
+        .await_result(&failed.job_id, None)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(old.state, JobState::Failed);
+
+    // Cancelled, then submitted again.
+    let gate = Arc::new(Gate::default());
+    let held = engine.submit(gated_request(&gate)).unwrap().job_id;
+    gate.wait_entered(1);
+    let mut queued = mix_request(6, 1, Priority::Normal);
+    queued.request_id = Some("snap-1000-7".into());
+    let queued = engine.submit(queued).unwrap().job_id;
+    engine.cancel(&queued).unwrap();
+    let mut retry = mix_request(6, 1, Priority::Normal);
+    retry.request_id = Some("snap-1000-7".into());
+    let retry = engine.submit(retry).unwrap().job_id;
+    assert_ne!(retry, queued);
+    gate.open();
+    for id in [&held, &retry] {
+        let r = engine.await_result(id, None).await.unwrap().unwrap();
+        assert_eq!(r.state, JobState::Completed, "{:?}", r.error);
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_proof_that_fails_its_self_check_is_redone_once_then_fails() {
     let (engine, _) = engine(config(1, 1));
@@ -339,8 +400,18 @@ async fn intake_rejects_bad_requests_and_repeats_request_ids() {
     let err = engine
         .submit(mix_request(7, 1, Priority::Normal))
         .unwrap_err();
-    assert!(matches!(err, EngineError::InvalidRequest(_)), "{err}");
+    assert!(
+        matches!(err, EngineError::Srs(SrsError::Unknown { .. })),
+        "{err}"
+    );
     assert!(err.to_string().contains("mix-7"), "{err}");
+    let mut path = mix_request(6, 1, Priority::Normal);
+    path.circuit_id = "../mix-6".into();
+    let err = engine.submit(path).unwrap_err();
+    assert!(
+        matches!(err, EngineError::Srs(SrsError::InvalidId(_))),
+        "{err}"
+    );
     let err = engine
         .submit(request("mix-6", Priority::Normal, vec![]))
         .unwrap_err();

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
+use cuzk_core::filecoin::envelope;
 use hyper_util::rt::TokioIo;
 use tokio::net::UnixStream;
 use tonic::transport::{Channel, Endpoint, Uri};
@@ -71,6 +72,8 @@ pub struct SubmitArgs {
     pub sector_size: u64,
     pub registered_proof: u64,
     pub vanilla_proof: Option<PathBuf>,
+    /// Wrap `vanilla_proof` in Curio's envelope.
+    pub curio_envelope: bool,
     pub vanilla_proofs: Vec<PathBuf>,
     pub test_spec: Option<String>,
     pub sector_number: u64,
@@ -113,6 +116,11 @@ pub fn submit_request(args: &SubmitArgs) -> Result<proto::SubmitProofRequest> {
         (None, Some(spec)) => spec.clone().into_bytes(),
         (None, None) => Vec::new(),
     };
+    let vanilla_proof = if args.curio_envelope {
+        curio_envelope(kind, args, vanilla_proof)?
+    } else {
+        vanilla_proof
+    };
     let vanilla_proofs = args
         .vanilla_proofs
         .iter()
@@ -141,6 +149,28 @@ pub fn submit_request(args: &SubmitArgs) -> Result<proto::SubmitProofRequest> {
         comm_r_new: hex32(&args.comm_r_new, "--comm-r-new")?,
         comm_d_new: hex32(&args.comm_d_new, "--comm-d-new")?,
     })
+}
+
+/// The commit-phase-1 output wrapped as Curio's client wraps it.
+fn curio_envelope(kind: proto::ProofKind, args: &SubmitArgs, c1_json: Vec<u8>) -> Result<Vec<u8>> {
+    if kind != proto::ProofKind::PorepSealCommit {
+        bail!("--curio-envelope is for --kind porep only");
+    }
+    if args.vanilla_proof.is_none() {
+        bail!("--curio-envelope wraps the file of --vanilla-proof, and none is given");
+    }
+    if args.sector_size == 0 {
+        bail!("--curio-envelope needs --sector-size (the envelope's SectorSize)");
+    }
+    let opened = envelope::unwrap(&c1_json)?;
+    if opened.envelope.is_some() {
+        bail!("the --vanilla-proof file is in Curio's envelope already: send it without --curio-envelope");
+    }
+    Ok(envelope::wrap(
+        args.sector_number,
+        args.sector_size,
+        &c1_json,
+    ))
 }
 
 fn decode_hex(text: &str) -> Result<Vec<u8>> {
@@ -443,4 +473,54 @@ pub fn status_json(s: &proto::GetStatusResponse) -> serde_json::Value {
             "size_bytes": x.size_bytes, "ref_count": x.ref_count,
         })).collect::<Vec<_>>(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(file: PathBuf, kind: &str, sector_size: u64) -> SubmitArgs {
+        SubmitArgs {
+            kind: kind.into(),
+            priority: "normal".into(),
+            request_id: None,
+            sector_size,
+            registered_proof: 5,
+            vanilla_proof: Some(file),
+            curio_envelope: true,
+            vanilla_proofs: vec![],
+            test_spec: None,
+            sector_number: 7,
+            miner_id: 1000,
+            randomness: None,
+            partition_index: 0,
+            comm_r_old: None,
+            comm_r_new: None,
+            comm_d_new: None,
+        }
+    }
+
+    #[test]
+    fn curio_envelope_wraps_a_bare_file_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let c1 = br#"{"registered_proof":"StackedDrg2KiBV1_1"}"#;
+        let bare = dir.path().join("c1.json");
+        std::fs::write(&bare, c1).unwrap();
+        let request = submit_request(&args(bare.clone(), "porep", 2048)).unwrap();
+        let opened = envelope::unwrap(&request.vanilla_proof).unwrap();
+        assert_eq!(&*opened.json, c1);
+        let fields = opened.envelope.expect("wrapped");
+        assert_eq!((fields.sector_num, fields.sector_size), (7, 2048));
+
+        let wrapped = dir.path().join("envelope.json");
+        std::fs::write(&wrapped, &request.vanilla_proof).unwrap();
+        for (a, says) in [
+            (args(wrapped, "porep", 2048), "in Curio's envelope already"),
+            (args(bare.clone(), "porep", 0), "needs --sector-size"),
+            (args(bare, "snap", 2048), "for --kind porep only"),
+        ] {
+            let err = submit_request(&a).unwrap_err().to_string();
+            assert!(err.contains(says), "{err}");
+        }
+    }
 }

@@ -143,7 +143,9 @@ impl Kinds {
         let mut rng = rand::rngs::StdRng::seed_from_u64(spec.seed ^ u64::from(spec.log_size));
         let params = generate_random_parameters(circuit.clone(), &mut rng)
             .map_err(|e| BadRequest(format!("cannot generate parameters for {id}: {e}")))?;
-        engine.register_params(id, Arc::new(params));
+        engine
+            .register_params(id, Arc::new(params))
+            .map_err(|e| BadRequest(format!("cannot register the parameters of {id}: {e}")))?;
         registered.insert(id.to_string());
         Ok(())
     }

@@ -14,6 +14,7 @@
 //!
 //! - `config`: the configuration file (`[daemon]` plus the engine's sections).
 //! - `server`: `cuzk serve`: listeners, readiness, the drain on SIGTERM.
+//! - `authority`: unix-socket connections from clients that send a path as `:authority`.
 //! - `service`: the gRPC service over the engine, and its error contract.
 //! - `kinds`: wire proof kinds to engine requests.
 //! - `status_http`: `GET /metrics` and `GET /status`.
@@ -21,6 +22,7 @@
 //! - `client`: the client commands.
 //! - `proto`: the generated gRPC code.
 
+mod authority;
 mod client;
 mod config;
 mod kinds;
@@ -196,9 +198,13 @@ struct SubmitCli {
     sector_size: u64,
     #[arg(long, default_value_t = 0)]
     registered_proof: u64,
-    /// PoRep C2: the commit-phase-1 output (JSON file).
+    /// PoRep C2: the commit-phase-1 output (JSON file), bare or in Curio's envelope.
     #[arg(long)]
     vanilla_proof: Option<PathBuf>,
+    /// PoRep C2: send the commit-phase-1 output in Curio's envelope ({SectorNum, Phase1Out,
+    /// SectorSize}, from --sector-number and --sector-size), as Curio's client does.
+    #[arg(long)]
+    curio_envelope: bool,
     /// PoSt / SnapDeals: one file per vanilla proof.
     #[arg(long, num_args = 1..)]
     vanilla_proofs: Vec<PathBuf>,
@@ -236,6 +242,7 @@ impl SubmitCli {
             sector_size: self.sector_size,
             registered_proof: self.registered_proof,
             vanilla_proof: self.vanilla_proof.clone(),
+            curio_envelope: self.curio_envelope,
             vanilla_proofs: self.vanilla_proofs.clone(),
             test_spec: self.test_spec.clone(),
             sector_number: self.sector_number,

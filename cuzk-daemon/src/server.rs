@@ -17,8 +17,10 @@ use tokio::net::{TcpListener, UnixListener};
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::watch;
 use tokio_stream::wrappers::{TcpListenerStream, UnixListenerStream};
+use tokio_stream::StreamExt;
 use tonic::transport::Server;
 
+use crate::authority::AuthorityFix;
 use crate::config::{DaemonConfig, Listen};
 use crate::kinds::Kinds;
 use crate::notify;
@@ -66,10 +68,9 @@ pub async fn serve(config: DaemonConfig) -> Result<()> {
     let server = match &listen {
         Listen::Unix(path) => {
             let listener = bind_unix(path)?;
-            tokio::spawn(router.serve_with_incoming_shutdown(
-                UnixListenerStream::new(listener),
-                stopped(stop_rx.clone()),
-            ))
+            // Clients that send the socket path as :authority are answered too (authority.rs).
+            let incoming = UnixListenerStream::new(listener).map(|c| c.map(AuthorityFix::new));
+            tokio::spawn(router.serve_with_incoming_shutdown(incoming, stopped(stop_rx.clone())))
         }
         Listen::Tcp(addr) => {
             let listener = TcpListener::bind(addr)

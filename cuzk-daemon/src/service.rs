@@ -1,9 +1,12 @@
 //! The gRPC service `cuzk.v1.ProvingEngine` over the engine.
 //!
-//! Error contract: INVALID_ARGUMENT for a request that can never succeed, NOT_FOUND for an
-//! unknown job id (or circuit id in PreloadSRS), RESOURCE_EXHAUSTED when the queue is full,
-//! UNAVAILABLE while draining. A failed proof is not a transport error: AwaitProof answers
-//! status FAILED with the message.
+//! Error contract: INVALID_ARGUMENT for a request that can never succeed (a circuit id that is
+//! not a name among them), NOT_FOUND for an unknown job id or circuit id, FAILED_PRECONDITION
+//! when the request is fine but the daemon lacks what it needs (a circuit's parameter file is
+//! missing, damaged or outside the parameter folder: the operator fixes that and the same
+//! request then succeeds), RESOURCE_EXHAUSTED when the queue is full, UNAVAILABLE while
+//! draining. A failed proof is not a transport error: AwaitProof answers status FAILED with
+//! the message.
 
 // tonic's handlers return `tonic::Status`, a large error type, by the API's design; boxing it
 // in the helpers would only be unboxed again at the boundary.
@@ -40,10 +43,15 @@ fn engine_status(e: EngineError) -> Status {
         EngineError::InvalidRequest(_) | EngineError::Config(_) | EngineError::Filecoin(_) => {
             Status::invalid_argument(e.to_string())
         }
+        EngineError::Srs(SrsError::InvalidId(_)) => Status::invalid_argument(e.to_string()),
         EngineError::Srs(SrsError::Unknown { .. }) => Status::not_found(e.to_string()),
-        EngineError::Srs(_) | EngineError::Spawn { .. } | EngineError::Gpu(_) => {
-            Status::internal(e.to_string())
-        }
+        EngineError::Srs(
+            SrsError::Missing { .. }
+            | SrsError::OutsideFolder { .. }
+            | SrsError::Unreadable { .. }
+            | SrsError::Load { .. },
+        ) => Status::failed_precondition(e.to_string()),
+        EngineError::Spawn { .. } | EngineError::Gpu(_) => Status::internal(e.to_string()),
     }
 }
 
@@ -241,9 +249,8 @@ impl ProvingEngine for Service {
         request: Request<proto::PreloadSrsRequest>,
     ) -> Result<Response<proto::PreloadSrsResponse>, Status> {
         let id = request.into_inner().circuit_id;
-        if id.is_empty() {
-            return Err(Status::invalid_argument("circuit_id is empty"));
-        }
+        // Checked here as well as in the engine: a bad id never reaches a blocking thread.
+        cuzk_core::circuit_id::check(&id).map_err(|e| Status::invalid_argument(e.to_string()))?;
         let engine = Arc::clone(&self.engine);
         let (already_loaded, took) = tokio::task::spawn_blocking(move || engine.preload_srs(&id))
             .await
@@ -259,7 +266,10 @@ impl ProvingEngine for Service {
         &self,
         request: Request<proto::EvictSrsRequest>,
     ) -> Result<Response<proto::EvictSrsResponse>, Status> {
-        let (was_loaded, freed_bytes) = self.engine.evict_srs(&request.into_inner().circuit_id);
+        let (was_loaded, freed_bytes) = self
+            .engine
+            .evict_srs(&request.into_inner().circuit_id)
+            .map_err(engine_status)?;
         Ok(Response::new(proto::EvictSrsResponse {
             was_loaded,
             freed_bytes,

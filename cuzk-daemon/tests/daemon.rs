@@ -33,7 +33,28 @@ async fn every_method_over_a_unix_socket() {
     let mut keyed = test_request(r#"{"circuit":"mix","log_size":6}"#);
     keyed.request_id = "key-1".into();
     let first = submit(&mut c, keyed.clone()).await.unwrap();
-    assert_eq!(submit(&mut c, keyed).await.unwrap(), first);
+    assert_eq!(submit(&mut c, keyed.clone()).await.unwrap(), first);
+    // A cancelled job does not hold its id: the retry is a new job, which completes.
+    let mut slow = test_request(r#"{"circuit":"mix","log_size":14,"partitions":8}"#);
+    slow.request_id = "key-2".into();
+    let cancelled = submit(&mut c, slow.clone()).await.unwrap();
+    c.cancel_proof(proto::CancelProofRequest {
+        job_id: cancelled.clone(),
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        status_of(&await_job(&mut c, &cancelled, 0).await),
+        JobStatus::Cancelled
+    );
+    let mut retry = test_request(r#"{"circuit":"mix","log_size":6}"#);
+    retry.request_id = "key-2".into();
+    let retried = submit(&mut c, retry).await.unwrap();
+    assert_ne!(retried, cancelled, "a new job for the retried id");
+    assert_eq!(
+        status_of(&await_job(&mut c, &retried, 0).await),
+        JobStatus::Completed
+    );
 
     // Prove in one call.
     let r = c
@@ -135,13 +156,64 @@ async fn every_method_over_a_unix_socket() {
         .unwrap()
         .into_inner();
     assert!(!e.was_loaded);
+    // A known circuit whose file is missing: the request is fine, the daemon lacks a file.
     let err = c
         .preload_srs(proto::PreloadSrsRequest {
             circuit_id: "porep-32g".into(),
         })
         .await
         .unwrap_err();
+    assert_eq!(err.code(), Code::FailedPrecondition, "{err:?}");
+    assert!(err.message().contains("does not exist"), "{err:?}");
+    let err = c
+        .preload_srs(proto::PreloadSrsRequest {
+            circuit_id: "no-such-circuit".into(),
+        })
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), Code::NotFound, "{err:?}");
+}
+
+/// Circuit ids are names: a path in PreloadSRS or EvictSRS is refused before the daemon
+/// looks at any file, even one that would parse as parameters.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn circuit_ids_that_are_paths_are_refused() {
+    let daemon = Daemon::start(None, "").await;
+    let mut c = daemon.client().await;
+    // Parameters outside the parameter folder, which a path could otherwise reach.
+    let outside = daemon.dir.path().join("outside.params");
+    std::fs::write(&outside, b"not parameters").unwrap();
+    let absolute = outside.with_extension("").display().to_string();
+    let long = "x".repeat(129);
+    for id in [
+        "../../etc/passwd",
+        "../outside",
+        absolute.as_str(),
+        "",
+        long.as_str(),
+        ".hidden",
+        "a/b",
+    ] {
+        let err = c
+            .preload_srs(proto::PreloadSrsRequest {
+                circuit_id: id.into(),
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument, "preload {id:?}: {err:?}");
+        assert!(err.message().contains("is not a name"), "{id:?}: {err:?}");
+        let err = c
+            .evict_srs(proto::EvictSrsRequest {
+                circuit_id: id.into(),
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument, "evict {id:?}: {err:?}");
+    }
+    assert!(
+        !daemon.log().contains("outside.params"),
+        "the daemon never named the file outside its folder"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -340,5 +412,164 @@ fn config_check_good_and_bad_files() {
     assert!(
         message.contains("daemon.listen") && message.contains("allow_remote"),
         "{message}"
+    );
+}
+
+/// A bare HTTP/2 client, to send what other gRPC stacks send: gRPC's C-core and grpc-java put
+/// the socket path in `:authority` for `unix:` targets (C-core since 1.57 percent-encoded).
+mod raw_h2 {
+    use std::time::Duration;
+
+    use prost::Message;
+    use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+    use super::proto;
+
+    fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+        let mut out = (payload.len() as u32).to_be_bytes()[1..].to_vec();
+        out.extend([kind, flags]);
+        out.extend(stream.to_be_bytes());
+        out.extend_from_slice(payload);
+        out
+    }
+
+    /// How a GetStatus call with this `:authority` ended.
+    #[derive(Debug, PartialEq, Eq)]
+    pub enum Outcome {
+        /// grpc-status 0 and a GetStatusResponse.
+        Answered { uptime_seconds: u64 },
+        /// The stream was reset with this HTTP/2 error code (1: PROTOCOL_ERROR).
+        Reset(u32),
+        /// Anything else, described.
+        Other(String),
+    }
+
+    /// Calls GetStatus once per authority, on streams 1, 3, ... of one connection.
+    pub async fn get_status<S: AsyncRead + AsyncWrite + Unpin>(
+        mut io: S,
+        authorities: &[&str],
+    ) -> Vec<Outcome> {
+        let mut encoder = loona_hpack::Encoder::new();
+        let mut out = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+        out.extend(frame(0x4, 0, 0, &[])); // SETTINGS
+        for (i, authority) in authorities.iter().enumerate() {
+            let stream = 1 + 2 * i as u32;
+            let headers: [(&[u8], &[u8]); 6] = [
+                (b":method", b"POST"),
+                (b":scheme", b"http"),
+                (b":path", b"/cuzk.v1.ProvingEngine/GetStatus"),
+                (b":authority", authority.as_bytes()),
+                (b"content-type", b"application/grpc"),
+                (b"te", b"trailers"),
+            ];
+            out.extend(frame(0x1, 0x4, stream, &encoder.encode(headers)));
+            out.extend(frame(0x0, 0x1, stream, &[0, 0, 0, 0, 0])); // an empty message
+        }
+        io.write_all(&out).await.unwrap();
+
+        let mut decoder = loona_hpack::Decoder::new();
+        let mut outcomes: Vec<Option<Outcome>> = authorities.iter().map(|_| None).collect();
+        let mut messages: Vec<Vec<u8>> = authorities.iter().map(|_| Vec::new()).collect();
+        let read = async {
+            while outcomes.iter().any(Option::is_none) {
+                let mut header = [0u8; 9];
+                if io.read_exact(&mut header).await.is_err() {
+                    break;
+                }
+                let len = u32::from_be_bytes([0, header[0], header[1], header[2]]) as usize;
+                let (kind, flags) = (header[3], header[4]);
+                let stream = u32::from_be_bytes(header[5..9].try_into().unwrap()) & 0x7fff_ffff;
+                let mut payload = vec![0u8; len];
+                io.read_exact(&mut payload).await.unwrap();
+                let Some(slot) = stream.checked_sub(1).map(|s| s as usize / 2) else {
+                    if kind == 0x4 && flags & 1 == 0 {
+                        io.write_all(&frame(0x4, 1, 0, &[])).await.unwrap(); // SETTINGS ACK
+                    }
+                    continue;
+                };
+                match kind {
+                    0x0 => messages[slot].extend_from_slice(&payload),
+                    0x1 => {
+                        let headers = decoder.decode(&payload).unwrap();
+                        let status = headers
+                            .iter()
+                            .find(|(n, _)| n == b"grpc-status")
+                            .map(|(_, v)| String::from_utf8_lossy(v).into_owned());
+                        match (status.as_deref(), flags & 1 != 0) {
+                            (Some("0"), true) => {
+                                let m = &messages[slot];
+                                outcomes[slot] = Some(
+                                    match proto::GetStatusResponse::decode(
+                                        m.get(5..).unwrap_or_default(),
+                                    ) {
+                                        Ok(r) => Outcome::Answered {
+                                            uptime_seconds: r.uptime_seconds,
+                                        },
+                                        Err(e) => Outcome::Other(format!("a bad message: {e}")),
+                                    },
+                                );
+                            }
+                            (Some(s), _) => {
+                                outcomes[slot] = Some(Outcome::Other(format!("grpc-status {s}")))
+                            }
+                            (None, _) => {}
+                        }
+                    }
+                    0x3 => {
+                        let code = u32::from_be_bytes(payload[..4].try_into().unwrap());
+                        outcomes[slot] = Some(Outcome::Reset(code));
+                    }
+                    _ => {}
+                }
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(30), read)
+            .await
+            .expect("the daemon answered within 30 s");
+        outcomes
+            .into_iter()
+            .map(|o| o.unwrap_or(Outcome::Other("no answer".into())))
+            .collect()
+    }
+}
+
+/// Clients of other gRPC stacks work on the unix socket: a socket path as `:authority`, raw
+/// (grpc-java) or percent-encoded (C-core: Python, C++, Ruby, PHP), or localhost (grpc-go) are
+/// all answered, on one connection whose header compression state carries across requests.
+/// Over TCP, where no client sends such an authority, the HTTP/2 server's own check is seen
+/// to refuse it, which is why the unix listener needs its fix.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_socket_path_as_authority_is_answered_on_the_unix_socket() {
+    use raw_h2::Outcome;
+    let daemon = Daemon::start(None, "").await;
+    let path = daemon.address.strip_prefix("unix://").unwrap().to_string();
+    let encoded = path.replace('/', "%2F");
+    let authorities = [path.as_str(), encoded.as_str(), "localhost", path.as_str()];
+    let io = tokio::net::UnixStream::connect(&path).await.unwrap();
+    let outcomes = raw_h2::get_status(io, &authorities).await;
+    for (authority, outcome) in authorities.iter().zip(&outcomes) {
+        assert!(
+            matches!(outcome, Outcome::Answered { .. }),
+            "{authority}: {outcome:?}"
+        );
+    }
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let tcp = Daemon::start(Some(&format!("127.0.0.1:{port}")), "").await;
+    let io = tokio::net::TcpStream::connect(&tcp.address).await.unwrap();
+    let outcomes = raw_h2::get_status(io, &[path.as_str(), "localhost"]).await;
+    assert_eq!(
+        outcomes[0],
+        Outcome::Reset(1),
+        "h2 refuses a path authority"
+    );
+    assert!(
+        matches!(outcomes[1], Outcome::Answered { .. }),
+        "{:?}",
+        outcomes[1]
     );
 }

@@ -1,6 +1,9 @@
 //! Filecoin's proof kinds end to end on 2 KiB sectors, CPU backend, through a real daemon:
 //! filecoin-proofs seals a sector and makes the vanilla proofs, cuzk proves over gRPC, and
-//! filecoin-proofs' verifiers check cuzk's proofs. Bad requests are refused at submission.
+//! filecoin-proofs' verifiers check cuzk's proofs. Requests come in two shapes: as Curio's Go
+//! client builds them, field by field (`curio`, below: its PoRep envelope, request ids,
+//! priorities and the `Prove` call it makes), and as cuzk's own client sends them. Bad
+//! requests are refused at submission.
 //!
 //! Parameters are generated once (`cuzk_core::filecoin::generate_parameters`) into
 //! `target/tmp/filecoin-params-2k` and reused by later runs.
@@ -65,6 +68,162 @@ fn param_cache() -> PathBuf {
         .clone()
 }
 
+/// Requests as Curio builds them (filecoin-project/curio: `lib/ffi/cuzk_funcs.go` for its
+/// tasks, `tasks/proofshare/task_prove.go` for proofshare), written out field by field here
+/// rather than through cuzk's client, so that this test fails if the daemon stops accepting
+/// what Curio sends.
+mod curio {
+    use super::proto::{self, Priority, ProofKind};
+    use base64::Engine as _;
+
+    /// Go's `fmt` `%d` of a byte slice: `[1 2 3]` (Curio's WindowPoSt ids carry it).
+    fn go_bytes(bytes: &[u8]) -> String {
+        let items: Vec<String> = bytes.iter().map(u8::to_string).collect();
+        format!("[{}]", items.join(" "))
+    }
+
+    /// Go's `json.Marshal` of `{SectorNum int64; Phase1Out []byte; SectorSize uint64}`: the
+    /// []byte as standard base64.
+    pub fn envelope(sector: u64, sector_size: u64, c1: &[u8]) -> Vec<u8> {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(c1);
+        format!(r#"{{"SectorNum":{sector},"Phase1Out":"{b64}","SectorSize":{sector_size}}}"#)
+            .into_bytes()
+    }
+
+    /// `request_id` "porep-<miner>-<sector>", NORMAL, the envelope, the size set.
+    pub fn porep(
+        miner: u64,
+        sector: u64,
+        size: u64,
+        proof: u64,
+        c1: &[u8],
+    ) -> proto::SubmitProofRequest {
+        proto::SubmitProofRequest {
+            request_id: format!("porep-{miner}-{sector}"),
+            proof_kind: ProofKind::PorepSealCommit as i32,
+            sector_size: size,
+            registered_proof: proof,
+            priority: Priority::Normal as i32,
+            vanilla_proof: envelope(sector, size, c1),
+            sector_number: sector,
+            miner_id: miner,
+            ..Default::default()
+        }
+    }
+
+    /// `request_id` "winpost-<miner>-<%x of randomness[:8]>", CRITICAL.
+    pub fn winning(
+        miner: u64,
+        size: u64,
+        proof: u64,
+        randomness: &[u8; 32],
+        vanilla: Vec<Vec<u8>>,
+    ) -> proto::SubmitProofRequest {
+        let hex: String = randomness[..8].iter().map(|b| format!("{b:02x}")).collect();
+        proto::SubmitProofRequest {
+            request_id: format!("winpost-{miner}-{hex}"),
+            proof_kind: ProofKind::WinningPost as i32,
+            sector_size: size,
+            registered_proof: proof,
+            priority: Priority::Critical as i32,
+            vanilla_proofs: vanilla,
+            miner_id: miner,
+            randomness: randomness.to_vec(),
+            ..Default::default()
+        }
+    }
+
+    /// `request_id` "wdpost-<miner>-<partition>-<%d of randomness[:8]>", HIGH.
+    pub fn window(
+        miner: u64,
+        size: u64,
+        proof: u64,
+        partition: u32,
+        randomness: &[u8; 32],
+        vanilla: Vec<Vec<u8>>,
+    ) -> proto::SubmitProofRequest {
+        proto::SubmitProofRequest {
+            request_id: format!("wdpost-{miner}-{partition}-{}", go_bytes(&randomness[..8])),
+            proof_kind: ProofKind::WindowPostPartition as i32,
+            sector_size: size,
+            registered_proof: proof,
+            priority: Priority::High as i32,
+            vanilla_proofs: vanilla,
+            miner_id: miner,
+            randomness: randomness.to_vec(),
+            partition_index: partition,
+            ..Default::default()
+        }
+    }
+
+    /// `request_id` "snap-<miner>-<sector>", NORMAL, raw 32-byte commitments. Proofshare's
+    /// (`ps-snap-<miner>-<sector>-<task>`) leaves `sector_size` 0.
+    pub fn snap(
+        miner: u64,
+        sector: u64,
+        size: u64,
+        proof: u64,
+        update: &cuzk_core::filecoin::sealing::SectorUpdate,
+    ) -> proto::SubmitProofRequest {
+        proto::SubmitProofRequest {
+            request_id: format!("snap-{miner}-{sector}"),
+            proof_kind: ProofKind::SnapDealsUpdate as i32,
+            sector_size: size,
+            registered_proof: proof,
+            priority: Priority::Normal as i32,
+            vanilla_proofs: update.vanilla_proofs.clone(),
+            sector_number: sector,
+            miner_id: miner,
+            comm_r_old: update.comm_r_old.to_vec(),
+            comm_r_new: update.comm_r_new.to_vec(),
+            comm_d_new: update.comm_d_new.to_vec(),
+            ..Default::default()
+        }
+    }
+
+    /// Proofshare re-marshals the commit-phase-1 output through a Go struct
+    /// (`Commit1OutRaw`) before wrapping it: the same keys and number arrays, in its struct
+    /// order (top level: comm_d, comm_r, registered_proof, replica_id, seed, ticket,
+    /// vanilla_proofs, which is alphabetical), without whitespace. serde_json's map orders
+    /// keys alphabetically at every level, which reorders them the same way at the top.
+    pub fn proofshare_c1(c1: &[u8]) -> Vec<u8> {
+        let v: serde_json::Value = serde_json::from_slice(c1).unwrap();
+        serde_json::to_vec(&v).unwrap()
+    }
+}
+
+/// Curio's call: `Prove` (never SubmitProof and AwaitProof); the result must be COMPLETED with
+/// proof bytes and the timings Curio logs.
+async fn prove_as_curio(
+    c: &mut Client,
+    request: proto::SubmitProofRequest,
+) -> proto::AwaitProofResponse {
+    let id = request.request_id.clone();
+    let r = c
+        .prove(proto::ProveRequest {
+            submit: Some(request),
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{id}: Prove: {e:?}"))
+        .into_inner()
+        .result
+        .expect("a result");
+    assert_eq!(
+        status_of(&r),
+        JobStatus::Completed,
+        "{id}: {}",
+        r.error_message
+    );
+    assert!(!r.proof.is_empty(), "{id}");
+    assert!(
+        r.total_ms > 0 && r.gpu_compute_ms > 0 && r.gpu_compute_ms <= r.total_ms,
+        "{id}: total_ms {} gpu_compute_ms {}",
+        r.total_ms,
+        r.gpu_compute_ms
+    );
+    r
+}
+
 fn porep_request(sealed: &SealedSector) -> proto::SubmitProofRequest {
     proto::SubmitProofRequest {
         proof_kind: ProofKind::PorepSealCommit as i32,
@@ -73,24 +232,6 @@ fn porep_request(sealed: &SealedSector) -> proto::SubmitProofRequest {
         vanilla_proof: sealed.commit_phase1_json(),
         miner_id: MINER,
         sector_number: SECTOR,
-        ..Default::default()
-    }
-}
-
-fn post_request(
-    kind: ProofKind,
-    number: u64,
-    randomness: &[u8; 32],
-    vanilla: Vec<u8>,
-) -> proto::SubmitProofRequest {
-    proto::SubmitProofRequest {
-        proof_kind: kind as i32,
-        registered_proof: number,
-        sector_size: SECTOR_SIZE,
-        vanilla_proofs: vec![vanilla],
-        miner_id: MINER,
-        randomness: randomness.to_vec(),
-        partition_index: 0,
         ..Default::default()
     }
 }
@@ -127,25 +268,33 @@ async fn filecoin_kinds_end_to_end_through_the_daemon() {
     .await;
     let mut c = daemon.client().await;
     let (prover, sector) = (prover_id(MINER), SectorId::from(SECTOR));
-
-    // PoRep commit phase 2.
-    let proof = prove(&mut c, porep_request(&sealed)).await;
-    assert_eq!(proof.len(), 192, "one partition at 2 KiB");
     let verify = |proof: &[u8]| sealed.verify_seal(proof);
+
+    // PoRep commit phase 2 as Curio sends it: its envelope, through Prove. Curio checks the
+    // bytes with VerifySeal: 192 bytes per partition, one partition at 2 KiB.
+    let c1 = sealed.commit_phase1_json();
+    let porep = curio::porep(MINER, SECTOR, SECTOR_SIZE, SEAL_NUMBER, &c1);
+    let first = prove_as_curio(&mut c, porep.clone()).await;
+    assert_eq!(first.proof.len(), 192, "one partition at 2 KiB");
     assert!(
-        verify(&proof),
+        verify(&first.proof),
         "filecoin-proofs' verify_seal accepts cuzk's PoRep proof"
     );
-    assert!(!verify(&flipped(&proof)), "and refuses a changed one");
+    assert!(!verify(&flipped(&first.proof)), "and refuses a changed one");
+    // Curio repeats a request id after a timeout: the same job answers (Groth16 proofs are
+    // randomized, so equal bytes mean the same job).
+    let again = prove_as_curio(&mut c, porep).await;
+    assert_eq!((&again.job_id, &again.proof), (&first.job_id, &first.proof));
+
+    // The bare commit-phase-1 JSON, as cuzk's own client sends it.
+    let proof = prove(&mut c, porep_request(&sealed)).await;
+    assert!(verify(&proof), "the bare form proves too");
 
     // WinningPoSt.
     let r = post_randomness(&mut rng);
     let vanilla = sealed.post_vanilla_proof(WINNING, &r).unwrap();
-    let proof = prove(
-        &mut c,
-        post_request(ProofKind::WinningPost, WINNING_NUMBER, &r, vanilla),
-    )
-    .await;
+    let request = curio::winning(MINER, SECTOR_SIZE, WINNING_NUMBER, &r, vec![vanilla]);
+    let proof = prove_as_curio(&mut c, request).await.proof;
     assert_eq!(proof.len(), 192);
     let replicas = BTreeMap::from([(sector, PublicReplicaInfo::new(WINNING, sealed.comm_r))]);
     assert!(post::verify_winning_post(&r, &proof, &replicas, prover).unwrap());
@@ -154,8 +303,9 @@ async fn filecoin_kinds_end_to_end_through_the_daemon() {
     // One WindowPoSt partition.
     let r = post_randomness(&mut rng);
     let vanilla = sealed.post_vanilla_proof(WINDOW, &r).unwrap();
-    let window = post_request(ProofKind::WindowPostPartition, WINDOW_NUMBER, &r, vanilla);
-    let proof = prove(&mut c, window.clone()).await;
+    let window = curio::window(MINER, SECTOR_SIZE, WINDOW_NUMBER, 0, &r, vec![vanilla]);
+    assert!(window.request_id.contains('[') && window.request_id.contains(' '));
+    let proof = prove_as_curio(&mut c, window.clone()).await.proof;
     assert_eq!(proof.len(), 192);
     let replicas = BTreeMap::from([(sector, PublicReplicaInfo::new(WINDOW, sealed.comm_r))]);
     let check =
@@ -166,27 +316,86 @@ async fn filecoin_kinds_end_to_end_through_the_daemon() {
     );
     assert!(!check(&flipped(&proof)));
 
-    // SnapDeals.
+    // SnapDeals, from Curio's tasks (sector_size set) and from proofshare (sector_size 0:
+    // taken from the registered proof).
     let update = sealed.update(UPDATE, &mut rng).unwrap();
-    let snap = proto::SubmitProofRequest {
-        proof_kind: ProofKind::SnapDealsUpdate as i32,
-        registered_proof: UPDATE_NUMBER,
-        sector_size: SECTOR_SIZE,
-        vanilla_proofs: update.vanilla_proofs.clone(),
-        comm_r_old: update.comm_r_old.to_vec(),
-        comm_r_new: update.comm_r_new.to_vec(),
-        comm_d_new: update.comm_d_new.to_vec(),
-        ..Default::default()
+    let snap = curio::snap(MINER, SECTOR, SECTOR_SIZE, UPDATE_NUMBER, &update);
+    let proofshare_snap = proto::SubmitProofRequest {
+        request_id: format!("ps-snap-{MINER}-{SECTOR}-42"),
+        sector_size: 0,
+        ..snap.clone()
     };
-    let proof = prove(&mut c, snap.clone()).await;
     let check = |p: &[u8]| {
         let (old, new, data) = (update.comm_r_old, update.comm_r_new, update.comm_d_new);
         verify_empty_sector_update_proof(UPDATE, p, old, new, data).unwrap_or(false)
     };
-    assert!(check(&proof), "filecoin-proofs' update verifier accepts it");
-    assert!(!check(&flipped(&proof)));
+    for request in [snap.clone(), proofshare_snap] {
+        let id = request.request_id.clone();
+        let proof = prove_as_curio(&mut c, request).await.proof;
+        assert!(
+            check(&proof),
+            "{id}: filecoin-proofs' update verifier accepts it"
+        );
+        assert!(!check(&flipped(&proof)));
+    }
 
     refuses_bad_requests(&mut c, &sealed, &window, &snap).await;
+}
+
+/// Proofshare's PoRep input (the commit-phase-1 output re-marshaled by Go, in the envelope)
+/// gives the same circuits and public inputs as the bare output.
+#[test]
+fn proofshare_porep_input_builds_the_same_partitions() {
+    use cuzk_core::filecoin::{FilecoinJob, PoRepRequest};
+    param_cache(); // filecoin-proofs' environment
+    let sealed = SealedSector::seal(SEAL, MINER, SECTOR, &mut rand::thread_rng()).expect("sealed");
+    let c1 = sealed.commit_phase1_json();
+    let remarshaled = curio::proofshare_c1(&c1);
+    assert_ne!(remarshaled, c1, "the keys are reordered");
+    let request = |c1_output: &[u8]| {
+        FilecoinJob::porep_c2(&PoRepRequest {
+            registered_proof: SEAL_NUMBER,
+            sector_size: SECTOR_SIZE,
+            c1_output,
+            miner_id: MINER,
+            sector_number: SECTOR,
+        })
+        .expect("a valid request")
+    };
+    let bare = request(&c1);
+    let proofshare = request(&curio::envelope(SECTOR, SECTOR_SIZE, &remarshaled));
+    assert_eq!(bare.partitions.len(), proofshare.partitions.len());
+    for (a, b) in bare.partitions.iter().zip(&proofshare.partitions) {
+        assert_eq!(a.public_inputs, b.public_inputs);
+    }
+}
+
+/// With a circuit's parameter file missing, a valid request is FAILED_PRECONDITION (the
+/// daemon lacks a file; the same request succeeds once it is there), naming the file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_parameter_file_is_failed_precondition() {
+    param_cache(); // filecoin-proofs' environment
+    let sealed = SealedSector::seal(SEAL, MINER, SECTOR, &mut rand::thread_rng()).expect("sealed");
+    let empty = tempfile::tempdir().unwrap();
+    let daemon = Daemon::start(
+        None,
+        &format!("[srs]\nparam_cache = \"{}\"\n", empty.path().display()),
+    )
+    .await;
+    let mut c = daemon.client().await;
+    let c1 = sealed.commit_phase1_json();
+    let err = submit(
+        &mut c,
+        curio::porep(MINER, SECTOR, SECTOR_SIZE, SEAL_NUMBER, &c1),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.code(), Code::FailedPrecondition, "{err:?}");
+    assert!(err.message().contains("does not exist"), "{err:?}");
+    assert!(
+        err.message().contains("v28-stacked-proof-of-replication"),
+        "{err:?}"
+    );
 }
 
 fn partitions(j: &mut serde_json::Value) -> &mut Vec<serde_json::Value> {
@@ -213,7 +422,80 @@ async fn refuses_bad_requests(
             ..porep.clone()
         }
     };
+    let c1 = sealed.commit_phase1_json();
+    let curio_porep = curio::porep(MINER, SECTOR, SECTOR_SIZE, SEAL_NUMBER, &c1);
+    let with_envelope = |text: String| proto::SubmitProofRequest {
+        vanilla_proof: text.into_bytes(),
+        ..curio_porep.clone()
+    };
     let mut cases: Vec<(&str, proto::SubmitProofRequest, &str)> = vec![
+        (
+            "an envelope for another sector size",
+            proto::SubmitProofRequest {
+                vanilla_proof: curio::envelope(SECTOR, 4096, &c1),
+                ..curio_porep.clone()
+            },
+            "Curio's envelope says SectorSize 4096 but the request's sector_size is 2048",
+        ),
+        (
+            "an envelope for another sector size, request size 0",
+            proto::SubmitProofRequest {
+                sector_size: 0,
+                vanilla_proof: curio::envelope(SECTOR, 4096, &c1),
+                ..curio_porep.clone()
+            },
+            "SectorSize 4096 but the registered proof StackedDrg2KiBV1_1 is for 2048-byte sectors",
+        ),
+        (
+            "an envelope for another sector",
+            proto::SubmitProofRequest {
+                vanilla_proof: curio::envelope(SECTOR + 1, SECTOR_SIZE, &c1),
+                ..curio_porep.clone()
+            },
+            "Curio's envelope says SectorNum 8 but the request's sector_number is 7",
+        ),
+        (
+            "a truncated envelope",
+            with_envelope(r#"{"SectorNum":7,"Phase1Out":"e30="#.into()),
+            "vanilla_proof (Curio's envelope {SectorNum, Phase1Out, SectorSize}) is malformed",
+        ),
+        (
+            "an envelope without SectorSize",
+            with_envelope(r#"{"SectorNum":7,"Phase1Out":"e30="}"#.into()),
+            "missing field `SectorSize`",
+        ),
+        (
+            "an envelope whose Phase1Out is not base64",
+            with_envelope(r#"{"SectorNum":7,"Phase1Out":"{not base64}","SectorSize":2048}"#.into()),
+            "vanilla_proof's Phase1Out (standard base64 of the commit-phase-1 output JSON",
+        ),
+        (
+            "an envelope with an empty Phase1Out",
+            with_envelope(r#"{"SectorNum":7,"Phase1Out":"","SectorSize":2048}"#.into()),
+            "empty Phase1Out",
+        ),
+        (
+            "an envelope around something else",
+            proto::SubmitProofRequest {
+                vanilla_proof: curio::envelope(SECTOR, SECTOR_SIZE, b"{\"comm_d\": 1}"),
+                ..curio_porep.clone()
+            },
+            "vanilla_proof's Phase1Out, base64-decoded (the commit-phase-1 output JSON inside \
+             Curio's envelope) is malformed",
+        ),
+        (
+            "an envelope around a truncated commit-phase-1 output",
+            proto::SubmitProofRequest {
+                vanilla_proof: curio::envelope(SECTOR, SECTOR_SIZE, &c1[..c1.len() / 2]),
+                ..curio_porep.clone()
+            },
+            "vanilla_proof's Phase1Out, base64-decoded",
+        ),
+        (
+            "neither form",
+            with_envelope("[1, 2, 3]".into()),
+            "or Curio's envelope",
+        ),
         (
             "C1 output of another sector size",
             proto::SubmitProofRequest {

@@ -14,8 +14,10 @@ use bellperson_lite::circuits::MixCircuit;
 use bellperson_lite::generator::generate_random_parameters;
 use bellperson_lite::verifier::{prepare_verifying_key, verify_proof};
 use bellperson_lite::Parameters;
+use cuzk_core::config::G2Placement;
 use cuzk_core::timeline::{Lane, Phase};
 use cuzk_core::{CircuitProofs, Config, Engine, JobState, Partition, Priority, ProofRequest};
+use cuzk_gpu_tests::circuits::{EmptyBCircuit, NoConstraintsCircuit};
 use cuzk_gpu_tests::{rng, small};
 use supraseal_c2::groth16::inject_faults;
 
@@ -72,7 +74,9 @@ async fn engine_proves_on_the_gpu_with_one_to_four_workers() {
         assert_eq!(status.cpu_provers, 0);
         assert_eq!(status.gpus.len(), 1);
         for (log, p) in &params {
-            engine.register_params(&format!("mix-{log}"), Arc::clone(p));
+            engine
+                .register_params(&format!("mix-{log}"), Arc::clone(p))
+                .unwrap();
         }
         engine.record_timeline(100_000);
         let ids: Vec<_> = (0..jobs)
@@ -132,7 +136,7 @@ async fn an_injected_kernel_fault_is_retried() {
     let log = if small() { 8 } else { 12 };
     let p = Arc::new(generate_random_parameters(mix(log), &mut rng()).unwrap());
     let engine = Engine::start(config(2)).unwrap();
-    engine.register_params(&format!("mix-{log}"), p);
+    engine.register_params(&format!("mix-{log}"), p).unwrap();
     // Warm up, so that the fault hits a proof and not the parameters' upload.
     let r = engine.prove(request(log, 1)).await.unwrap();
     assert_eq!(r.state, JobState::Completed, "{:?}", r.error);
@@ -165,7 +169,7 @@ async fn a_gpu_that_keeps_failing_is_taken_out_of_rotation() {
     let mut c = config(2);
     c.gpus.devices = Vec::new(); // every visible GPU
     let engine = Engine::start(c).unwrap();
-    engine.register_params(&format!("mix-{log}"), p);
+    engine.register_params(&format!("mix-{log}"), p).unwrap();
     let r = engine.prove(request(log, 1)).await.unwrap();
     assert_eq!(r.state, JobState::Completed, "{:?}", r.error);
     let gpus = engine.status().gpus.len();
@@ -239,4 +243,74 @@ async fn a_gpu_that_keeps_failing_is_taken_out_of_rotation() {
     }
     let report = engine.shutdown(Duration::from_secs(120)).await;
     assert!(report.drained && report.threads_stopped, "{report:?}");
+}
+
+/// A circuit of its input constraints alone (a domain of 1) and one with an empty B go
+/// through the GPU workers, with B's G2 sum placed on the GPU and a, b, c from the matrices
+/// on the device, with neither an error nor a fallback to the CPU.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn domain_one_and_an_empty_b_are_proved_on_the_gpu() {
+    use bellpepper_core::Circuit;
+    use blstrs::Scalar;
+    use ff::Field;
+    let mut rng = rng();
+    let x = Scalar::random(&mut rng);
+    let values: Vec<Scalar> = (0..50).map(|_| Scalar::random(&mut rng)).collect();
+    let mut c = config(2);
+    c.gpus.b_g2 = G2Placement::Gpu;
+    let engine = Engine::start(c).unwrap();
+    engine.record_timeline(10_000);
+    fn job<C: Circuit<Scalar> + Clone + Send + Sync + 'static>(
+        id: &str,
+        c: C,
+        inputs: Vec<Scalar>,
+    ) -> ProofRequest {
+        ProofRequest {
+            request_id: None,
+            circuit_id: id.into(),
+            priority: Priority::Normal,
+            work: Box::new(CircuitProofs::new(
+                "edge",
+                vec![Partition::from_circuit(c.clone(), inputs.clone()); 2],
+            )),
+        }
+    }
+    let none = NoConstraintsCircuit { inputs: vec![] };
+    let empty_b = EmptyBCircuit { input: x, values };
+    let p_none = Arc::new(generate_random_parameters(none.clone(), &mut rng).unwrap());
+    let p_empty_b = Arc::new(generate_random_parameters(empty_b.clone(), &mut rng).unwrap());
+    engine
+        .register_params("domain-one", Arc::clone(&p_none))
+        .unwrap();
+    engine
+        .register_params("empty-b", Arc::clone(&p_empty_b))
+        .unwrap();
+    for (request, params, inputs) in [
+        (job("domain-one", none, vec![]), &p_none, vec![]),
+        (job("empty-b", empty_b, vec![x]), &p_empty_b, vec![x]),
+    ] {
+        let id = request.circuit_id.clone();
+        let r = engine.prove(request).await.unwrap();
+        assert_eq!(r.state, JobState::Completed, "{id}: {:?}", r.error);
+        let pvk = prepare_verifying_key(&params.vk);
+        for proof in &r.proofs {
+            assert!(verify_proof(&pvk, proof, &inputs).unwrap(), "{id}");
+        }
+    }
+    let timeline = engine.take_timeline().expect("recording");
+    let kernels = timeline
+        .spans
+        .iter()
+        .filter(|s| matches!(s.lane, Lane::Gpu(_)) && s.phase == Phase::Kernels)
+        .count();
+    assert_eq!(kernels, 4, "every partition ran its kernels on the GPU");
+    assert!(
+        !timeline
+            .spans
+            .iter()
+            .any(|s| matches!(s.lane, Lane::CpuProver(_))),
+        "no partition fell back to a CPU prover"
+    );
+    assert_eq!(engine.status().self_check_failures, 0);
+    engine.shutdown(Duration::from_secs(60)).await;
 }

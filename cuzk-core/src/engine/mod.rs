@@ -188,13 +188,19 @@ impl Engine {
         Ok(())
     }
 
-    /// Makes `params` the parameter set of `circuit_id` (instead of a file).
-    pub fn register_params(&self, circuit_id: &str, params: Arc<Parameters>) {
-        self.shared.srs.register(circuit_id, params);
+    /// Makes `params` the parameter set of `circuit_id` (instead of a file). The id must be
+    /// a name ([`crate::circuit_id`]).
+    pub fn register_params(
+        &self,
+        circuit_id: &str,
+        params: Arc<Parameters>,
+    ) -> Result<(), EngineError> {
+        Ok(self.shared.srs.register(circuit_id, params)?)
     }
 
-    /// Queues a job. A request id seen before returns that job again; an invalid request or
-    /// a full queue is an error (the latter retryable).
+    /// Queues a job. A request id seen before returns that job again while it is queued,
+    /// running or completed; after it failed or was cancelled, the id gets a new job (a
+    /// retry). An invalid request or a full queue is an error (the latter retryable).
     pub fn submit(&self, request: ProofRequest) -> Result<Submitted, EngineError> {
         let shared = &self.shared;
         if !shared.accepting.load(Ordering::Acquire) {
@@ -210,18 +216,8 @@ impl Engine {
                 queue_position: 0,
             });
         }
-        if request.circuit_id.is_empty() {
-            return Err(EngineError::InvalidRequest(
-                "the circuit id is empty".into(),
-            ));
-        }
-        if !shared.srs.is_known(&request.circuit_id) {
-            return Err(EngineError::InvalidRequest(format!(
-                "no parameters for circuit id `{}` (none registered, no file {})",
-                request.circuit_id,
-                shared.srs.path_of(&request.circuit_id).display()
-            )));
-        }
+        // An invalid id, an unknown one and a missing file are told apart (SrsError).
+        shared.srs.check_available(&request.circuit_id)?;
         let kind = request.work.kind().to_string();
         let partitions = request
             .work
@@ -236,14 +232,23 @@ impl Engine {
             request.priority,
             partitions,
         ));
-        if let Err(existing) = shared
+        match shared
             .jobs
             .insert(Arc::clone(&job), request.request_id.as_deref())
         {
-            return Ok(Submitted {
-                job_id: existing.id.clone(),
-                queue_position: 0,
-            });
+            Err(existing) => {
+                return Ok(Submitted {
+                    job_id: existing.id.clone(),
+                    queue_position: 0,
+                })
+            }
+            Ok(Some(earlier)) => tracing::info!(
+                request_id = request.request_id.as_deref().unwrap_or_default(),
+                earlier = %earlier,
+                job = %job.id,
+                "a request whose job failed or was cancelled is submitted again: new job"
+            ),
+            Ok(None) => {}
         }
         match shared
             .queue
@@ -318,10 +323,11 @@ impl Engine {
     }
 
     /// Drops a parameter set from memory: whether it was loaded, and its bytes.
-    pub fn evict_srs(&self, circuit_id: &str) -> (bool, u64) {
+    pub fn evict_srs(&self, circuit_id: &str) -> Result<(bool, u64), EngineError> {
+        crate::circuit_id::check(circuit_id).map_err(crate::srs::SrsError::from)?;
         self.provers.evict(circuit_id);
         self.shared.forget_matrices(circuit_id);
-        self.shared.srs.evict(circuit_id)
+        Ok(self.shared.srs.evict(circuit_id)?)
     }
 
     /// Makes the next `count` proofs on GPU `ordinal` fail as a GPU fault would, to exercise

@@ -13,6 +13,7 @@
 //! - `registry`: registered proof numbers, sector sizes, circuit ids ("porep-32g") and the
 //!   parameter file names filecoin-proofs uses.
 //! - `porep`, `post`, `snap`: one module per kind, from request to [`FilecoinJob`].
+//! - [`envelope`]: the two forms of a PoRep request's input (bare, or Curio's envelope).
 //! - `params`: random parameters for test sector sizes (`cuzk params generate`).
 //! - [`sealing`]: sectors sealed by filecoin-proofs, with their vanilla proofs, for tests
 //!   and benchmarks.
@@ -35,6 +36,7 @@ macro_rules! by_shape {
     }};
 }
 
+pub mod envelope;
 mod error;
 pub mod params;
 mod porep;

@@ -1,7 +1,9 @@
 //! PoRep commit phase 2: the stacked-DRG circuits of a sealed sector, one per partition.
 //!
 //! The input is commit phase 1's output as filecoin-proofs-api serializes it (JSON), the
-//! same bytes node software hands to `seal_commit_phase2`. Before anything is queued the
+//! same bytes node software hands to `seal_commit_phase2`, bare or in Curio's envelope
+//! ([`super::envelope`], whose SectorNum and SectorSize must agree with the request's
+//! `sector_number` and `sector_size`). Before anything is queued the
 //! request is checked the way the verifier will see it: the registered proof and sector
 //! size agree with the JSON, the partition and challenge counts are the circuit's, the
 //! commitments are field elements, the replica id is the one `miner_id` and
@@ -19,6 +21,7 @@ use storage_proofs_core::compound_proof::{self, CompoundProof};
 use storage_proofs_core::proof::ProofScheme;
 use storage_proofs_porep::stacked::{self, generate_replica_id, StackedCompound, StackedDrg};
 
+use super::envelope;
 use super::error::FilecoinError;
 use super::registry::{self, CircuitKind};
 use super::FilecoinJob;
@@ -29,7 +32,7 @@ use crate::kind::Partition;
 pub struct PoRepRequest<'a> {
     pub registered_proof: u64,
     pub sector_size: u64,
-    /// The commit-phase-1 output, JSON.
+    /// The commit-phase-1 output JSON, bare or in Curio's envelope.
     pub c1_output: &'a [u8],
     pub miner_id: u64,
     pub sector_number: u64,
@@ -51,16 +54,16 @@ pub fn porep_c2(request: &PoRepRequest<'_>) -> Result<FilecoinJob, FilecoinError
     if request.c1_output.is_empty() {
         return Err(FilecoinError::invalid(
             "vanilla_proof",
-            "empty (a POREP_SEAL_COMMIT request carries the commit-phase-1 output JSON)",
+            "empty (a POREP_SEAL_COMMIT request carries the commit-phase-1 output JSON, bare \
+             or in Curio's envelope)",
         ));
     }
-    let c1: SealCommitPhase1Output = serde_json::from_slice(request.c1_output).map_err(|e| {
-        FilecoinError::malformed(
-            "vanilla_proof (the commit-phase-1 output JSON)",
-            request.c1_output,
-            e,
-        )
-    })?;
+    let c1_json = envelope::unwrap(request.c1_output)?;
+    if let Some(fields) = c1_json.envelope {
+        check_envelope(fields, request, sector_size, proof)?;
+    }
+    let c1: SealCommitPhase1Output = serde_json::from_slice(&c1_json.json)
+        .map_err(|e| FilecoinError::malformed(c1_json.what(), &c1_json.json, e))?;
     if c1.registered_proof != proof {
         return Err(FilecoinError::invalid(
             "registered_proof",
@@ -76,6 +79,39 @@ pub fn porep_c2(request: &PoRepRequest<'_>) -> Result<FilecoinJob, FilecoinError
         kind: "porep-c2",
         partitions,
     })
+}
+
+/// Curio's envelope names the sector and its size again: both must be the request's.
+fn check_envelope(
+    fields: envelope::EnvelopeFields,
+    request: &PoRepRequest<'_>,
+    sector_size: u64,
+    proof: RegisteredSealProof,
+) -> Result<(), FilecoinError> {
+    if fields.sector_size != sector_size {
+        let request_says = if request.sector_size == 0 {
+            format!("the registered proof {proof:?} is for {sector_size}-byte sectors")
+        } else {
+            format!("the request's sector_size is {}", request.sector_size)
+        };
+        return Err(FilecoinError::invalid(
+            "sector_size",
+            format!(
+                "Curio's envelope says SectorSize {} but {request_says}",
+                fields.sector_size
+            ),
+        ));
+    }
+    if fields.sector_num != request.sector_number {
+        return Err(FilecoinError::invalid(
+            "sector_number",
+            format!(
+                "Curio's envelope says SectorNum {} but the request's sector_number is {}",
+                fields.sector_num, request.sector_number
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn partitions<Tree: 'static + MerkleTreeTrait>(

@@ -313,13 +313,15 @@ pub fn update_proof_number(proof: RegisteredUpdateProof) -> u64 {
     UPDATE_PROOFS.iter().position(|&p| p == proof).unwrap_or(0) as u64
 }
 
-/// Checks the request's `sector_size` against the registered proof's.
+/// Checks the request's `sector_size` against the registered proof's. 0 means "the registered
+/// proof's" (Curio's proofshare SnapDeals requests leave it unset, and Curio's own server takes
+/// the size from the registered proof then).
 pub fn check_sector_size(
     given: u64,
     expected: u64,
     proof: impl std::fmt::Debug,
 ) -> Result<(), FilecoinError> {
-    if given != expected {
+    if given != 0 && given != expected {
         return Err(FilecoinError::SectorSize {
             given,
             expected,
