@@ -140,8 +140,10 @@ impl SrsManager {
     }
 
     /// The file that holds `id`'s parameters, resolved: the name from the table, joined to
-    /// the folder, its symlinks followed while they stay inside the folder. A link that
-    /// leaves the folder is refused before its target is looked at.
+    /// the folder, its symlinks followed one at a time. Before a path is examined, the folder
+    /// it is in is resolved (as the kernel will resolve it, symlinks and `..` included) and
+    /// must be the parameter folder or inside it; so a link that leads out is refused without
+    /// its target being opened or even looked at.
     pub fn resolve(&self, id: &str) -> Result<PathBuf, SrsError> {
         circuit_id::check(id)?;
         let name = self
@@ -149,6 +151,10 @@ impl SrsManager {
             .get(id)
             .ok_or_else(|| SrsError::Unknown { id: id.to_string() })?;
         let path = self.folder.join(name);
+        let missing = || SrsError::Missing {
+            id: id.to_string(),
+            path: path.clone(),
+        };
         let unreadable = |source| SrsError::Unreadable {
             id: id.to_string(),
             path: path.clone(),
@@ -156,12 +162,7 @@ impl SrsManager {
         };
         let folder = match std::fs::canonicalize(&self.folder) {
             Ok(folder) => folder,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(SrsError::Missing {
-                    id: id.to_string(),
-                    path,
-                })
-            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(missing()),
             Err(e) => return Err(unreadable(e)),
         };
         let outside = |target: PathBuf| SrsError::OutsideFolder {
@@ -170,38 +171,35 @@ impl SrsManager {
             target,
             folder: folder.clone(),
         };
-        // Walk the links by hand: each step is checked lexically before it is examined.
-        let mut current = folder.join(name);
+        let mut candidate = folder.join(name);
         for _ in 0..MAX_LINKS {
+            let candidate_path = lexically_normal(&candidate);
+            let (Some(parent), Some(file)) = (candidate_path.parent(), candidate_path.file_name())
+            else {
+                return Err(outside(candidate_path));
+            };
+            let parent = match std::fs::canonicalize(parent) {
+                Ok(parent) => parent,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(missing()),
+                Err(e) => return Err(unreadable(e)),
+            };
+            let current = parent.join(file);
+            if !parent.starts_with(&folder) {
+                return Err(outside(current));
+            }
             let meta = match std::fs::symlink_metadata(&current) {
                 Ok(meta) => meta,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    return Err(SrsError::Missing {
-                        id: id.to_string(),
-                        path,
-                    })
-                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(missing()),
                 Err(e) => return Err(unreadable(e)),
             };
             if !meta.file_type().is_symlink() {
-                // A folder inside the tree may itself be a link: the whole path, resolved,
-                // must still be inside.
-                let resolved = std::fs::canonicalize(&current).map_err(unreadable)?;
-                if !resolved.starts_with(&folder) {
-                    return Err(outside(resolved));
-                }
                 if !meta.is_file() {
                     return Err(unreadable(std::io::Error::other("not a regular file")));
                 }
-                return Ok(resolved);
+                return Ok(current);
             }
-            let target = std::fs::read_link(&current).map_err(unreadable)?;
-            let parent = current.parent().unwrap_or(&folder).to_path_buf();
-            let next = lexically_normal(&parent.join(target));
-            if !next.starts_with(&folder) {
-                return Err(outside(next));
-            }
-            current = next;
+            // Relative to the link's own (resolved) folder; an absolute target replaces it.
+            candidate = parent.join(std::fs::read_link(&current).map_err(unreadable)?);
         }
         Err(unreadable(std::io::Error::other(format!(
             "more than {MAX_LINKS} symlinks"
@@ -540,6 +538,20 @@ mod tests {
         // In: a link to a file of a subfolder, and a link to that link.
         symlink("store/inside.params", folder.join("in.params")).unwrap();
         symlink("in.params", folder.join("in2.params")).unwrap();
+        // A relative link inside a linked subfolder resolves from the real folder, as the
+        // kernel resolves it: `alias` is `store/deep`, and `alias/up.params` -> `../inside.params`
+        // is `store/inside.params`, not `params/inside.params` (which does not exist).
+        std::fs::create_dir(folder.join("store").join("deep")).unwrap();
+        symlink("store/deep", folder.join("alias")).unwrap();
+        symlink("../inside.params", folder.join("store/deep/up.params")).unwrap();
+        // An absolute link written through a linked path to the folder itself.
+        let via = root.path().join("via");
+        symlink(&folder, &via).unwrap();
+        symlink(
+            via.join("store/inside.params"),
+            folder.join("through.params"),
+        )
+        .unwrap();
         // A loop.
         symlink("loop-b.params", folder.join("loop-a.params")).unwrap();
         symlink("loop-a.params", folder.join("loop-b.params")).unwrap();
@@ -550,6 +562,8 @@ mod tests {
             ("dir", "linked-dir"),
             ("in", "in.params"),
             ("in2", "in2.params"),
+            ("up", "alias/up.params"),
+            ("through", "through.params"),
             ("loop", "loop-a.params"),
         ]);
         let m = SrsManager::new(folder.clone(), files, u64::MAX, false);
@@ -566,8 +580,9 @@ mod tests {
         assert!(matches!(err, SrsError::OutsideFolder { .. }), "dir: {err}");
         let err = m.get("loop").err().unwrap();
         assert!(matches!(err, SrsError::Unreadable { .. }), "loop: {err}");
-        for id in ["in", "in2"] {
-            assert_eq!(*m.get(id).unwrap().0.params, p, "{id}");
+        for id in ["in", "in2", "up", "through"] {
+            let (loaded, _) = m.get(id).unwrap_or_else(|e| panic!("{id}: {e}"));
+            assert_eq!(*loaded.params, p, "{id}");
         }
     }
 

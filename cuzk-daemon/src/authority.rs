@@ -15,7 +15,11 @@
 //! connection is decoded here with the client's table and re-encoded for h2 as literals
 //! without indexing, which leave h2's table empty and therefore always consistent. Frames
 //! other than HEADERS and CONTINUATION pass unchanged; what the server writes passes
-//! unchanged. A block that cannot be decoded is passed on as it came, for h2 to refuse.
+//! unchanged. Whatever would be a connection error to h2 (a block that does not decode, a
+//! frame inside a block, a frame or header list over the server's limits, a table size over
+//! the server's) ends the connection here: after a failed decode the two tables could no
+//! longer be trusted to agree, and the limits keep a client from making the daemon decode a
+//! block into gigabytes (one byte can name a 4 KiB table entry).
 
 use std::io;
 use std::pin::Pin;
@@ -33,14 +37,19 @@ const END_STREAM: u8 = 0x1;
 const END_HEADERS: u8 = 0x4;
 const PADDED: u8 = 0x8;
 const PRIORITY: u8 = 0x20;
-/// The largest frame payload written towards h2: the protocol's initial SETTINGS_MAX_FRAME_SIZE,
-/// which every server accepts.
+/// The largest frame payload accepted from the client and written towards h2: the protocol's
+/// initial SETTINGS_MAX_FRAME_SIZE, which the daemon's server keeps (tonic's default).
 const MAX_FRAME: usize = 16_384;
+/// The HPACK table size the daemon's server allows its clients: SETTINGS_HEADER_TABLE_SIZE,
+/// which it leaves at the protocol's initial 4096.
+const MAX_TABLE: usize = 4096;
 /// What a refused authority becomes.
 const LOCALHOST: &[u8] = b"localhost";
-/// The largest header block gathered before giving up on rewriting (h2 limits a header list
-/// to 16 MiB by default; gRPC's are a few hundred bytes).
-const MAX_BLOCK: usize = 1 << 20;
+/// The largest header block, encoded and decoded (sizes counted as HPACK does: name, value
+/// and 32 per field). h2 under tonic refuses header lists over 16 KiB; this is above that, so
+/// h2 still decides the cases near its limit, and far below what could hurt. gRPC's header
+/// lists are a few hundred bytes.
+const MAX_BLOCK: usize = 64 << 10;
 
 /// A header block being gathered from HEADERS and its CONTINUATION frames.
 struct Block {
@@ -48,8 +57,6 @@ struct Block {
     end_stream: bool,
     priority: Option<[u8; 5]>,
     fragment: Vec<u8>,
-    /// The frames as they came, passed on unchanged if the block cannot be decoded.
-    original: Vec<u8>,
 }
 
 /// A client connection whose header blocks are normalized as the module doc says.
@@ -64,6 +71,8 @@ pub struct AuthorityFix<S> {
     preface_seen: bool,
     /// Set once the client sent something other than HTTP/2: everything passes unchanged.
     passthrough: bool,
+    /// Why the connection must end: reported to h2 once `output` is drained.
+    failed: Option<String>,
     eof: bool,
     block: Option<Block>,
     decoder: loona_hpack::Decoder<'static>,
@@ -80,9 +89,14 @@ impl<S> AuthorityFix<S> {
             output_read: 0,
             preface_seen: false,
             passthrough: false,
+            failed: None,
             eof: false,
             block: None,
-            decoder: loona_hpack::Decoder::new(),
+            decoder: {
+                let mut decoder = loona_hpack::Decoder::new();
+                decoder.set_max_allowed_table_size(MAX_TABLE);
+                decoder
+            },
             rewritten: 0,
         }
     }
@@ -107,10 +121,16 @@ impl<S> AuthorityFix<S> {
             self.preface_seen = true;
         }
         let mut at = 0;
-        while self.input.len() - at >= FRAME_HEADER {
+        while self.failed.is_none() && self.input.len() - at >= FRAME_HEADER {
             let header = &self.input[at..at + FRAME_HEADER];
             let len =
                 usize::from(header[0]) << 16 | usize::from(header[1]) << 8 | usize::from(header[2]);
+            if len > MAX_FRAME {
+                self.fail(format!(
+                    "a frame of {len} bytes, over the {MAX_FRAME} allowed"
+                ));
+                break;
+            }
             let end = at + FRAME_HEADER + len;
             if self.input.len() < end {
                 break;
@@ -119,7 +139,18 @@ impl<S> AuthorityFix<S> {
             at = end;
             self.frame(&frame);
         }
-        self.input.drain(..at);
+        // (`fail` has emptied the input already.)
+        if self.failed.is_none() {
+            self.input.drain(..at);
+        }
+    }
+
+    /// Ends the connection (see the module doc).
+    fn fail(&mut self, why: String) {
+        tracing::debug!("unix-socket connection closed: {why}");
+        self.failed = Some(why);
+        self.block = None;
+        self.input.clear();
     }
 
     /// One whole frame from the client.
@@ -130,46 +161,38 @@ impl<S> AuthorityFix<S> {
         match (kind, self.block.as_mut()) {
             (HEADERS, None) => {
                 let Some((priority, fragment)) = headers_fragment(flags, payload) else {
-                    self.output.extend_from_slice(frame); // malformed: h2 refuses it
-                    return;
+                    return self.fail("a HEADERS frame whose padding does not fit".into());
                 };
                 self.block = Some(Block {
                     stream_id,
                     end_stream: flags & END_STREAM != 0,
                     priority,
                     fragment: fragment.to_vec(),
-                    original: frame.to_vec(),
                 });
             }
             (CONTINUATION, Some(block)) if block.stream_id == stream_id => {
                 block.fragment.extend_from_slice(payload);
-                block.original.extend_from_slice(frame);
             }
             (_, Some(_)) => {
-                // Not the CONTINUATION the protocol requires: give h2 what came, to refuse.
-                let block = self.block.take().expect("matched Some");
-                self.output.extend_from_slice(&block.original);
-                self.output.extend_from_slice(frame);
-                return;
+                return self.fail("a frame inside a header block".into());
+            }
+            (CONTINUATION, None) => {
+                return self.fail("a CONTINUATION frame outside a header block".into());
             }
             _ => {
                 self.output.extend_from_slice(frame);
                 return;
             }
         }
-        let done = flags & END_HEADERS != 0;
-        let too_big = self
+        if self
             .block
             .as_ref()
-            .is_some_and(|b| b.original.len() > MAX_BLOCK);
-        if done || too_big {
+            .is_some_and(|b| b.fragment.len() > MAX_BLOCK)
+        {
+            return self.fail(format!("a header block over {MAX_BLOCK} bytes"));
+        }
+        if flags & END_HEADERS != 0 {
             let block = self.block.take().expect("a block is being gathered");
-            if too_big && !done {
-                // Cannot be re-encoded whole: from here on nothing is rewritten.
-                self.output.extend_from_slice(&block.original);
-                self.passthrough = true;
-                return;
-            }
             self.finish(block);
         }
     }
@@ -177,12 +200,18 @@ impl<S> AuthorityFix<S> {
     /// Decodes a whole block, fixes its authority, and writes it re-encoded.
     fn finish(&mut self, block: Block) {
         let mut headers: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        let mut size = 0;
         let decoded = self.decoder.decode_with_cb(&block.fragment, |name, value| {
-            headers.push((name.into_owned(), value.into_owned()))
+            size += name.len() + value.len() + 32;
+            if size <= MAX_BLOCK {
+                headers.push((name.into_owned(), value.into_owned()));
+            }
         });
-        if decoded.is_err() {
-            self.output.extend_from_slice(&block.original);
-            return;
+        if let Err(e) = decoded {
+            return self.fail(format!("a header block that does not decode: {e}"));
+        }
+        if size > MAX_BLOCK {
+            return self.fail(format!("a header list of {size} bytes, over {MAX_BLOCK}"));
         }
         let mut fixed = false;
         for (name, value) in &mut headers {
@@ -307,12 +336,13 @@ impl<S: AsyncRead + Unpin> AsyncRead for AuthorityFix<S> {
                 }
                 return Poll::Ready(Ok(()));
             }
+            if let Some(why) = &this.failed {
+                return Poll::Ready(Err(io::Error::new(io::ErrorKind::InvalidData, why.clone())));
+            }
             if this.eof {
-                // What is left is an incomplete frame: h2 sees it, then the end.
-                if let Some(block) = this.block.take() {
-                    this.output.extend_from_slice(&block.original);
-                }
-                this.output.append(&mut this.input);
+                // What is left is an incomplete frame or block: h2 sees the end.
+                this.block = None;
+                this.input.clear();
                 if this.output.is_empty() {
                     return Poll::Ready(Ok(()));
                 }
@@ -483,19 +513,93 @@ mod tests {
         }
     }
 
+    /// Runs `client_bytes` through the fix and returns the error that ends the connection.
+    async fn refused(client_bytes: &[u8]) -> String {
+        let (mut client, server) = tokio::io::duplex(1 << 20);
+        let mut fix = AuthorityFix::new(server);
+        client.write_all(client_bytes).await.unwrap();
+        drop(client);
+        let mut out = Vec::new();
+        let err = fix
+            .read_to_end(&mut out)
+            .await
+            .expect_err("the connection ends");
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+        err.to_string()
+    }
+
     #[tokio::test]
-    async fn other_protocols_and_broken_blocks_pass_unchanged() {
+    async fn other_protocols_pass_and_protocol_errors_end_the_connection() {
         let text = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n".to_vec();
         assert_eq!(through(&text, 3).await, text);
-        // A block the decoder cannot read (an index past every table) reaches h2 as sent.
-        let mut bytes = PREFACE.to_vec();
-        let bad = frame(HEADERS, END_HEADERS, 1, &[0xff, 0x7f]);
-        bytes.extend(&bad);
-        assert_eq!(through(&bytes, 5).await, bytes);
-        // An incomplete frame at the end of the connection too.
-        let mut cut = PREFACE.to_vec();
-        cut.extend(&frame(0x0, 0, 1, b"abcdef")[..10]);
-        assert_eq!(through(&cut, 4).await, cut);
+        let with_preface = |frames: &[Vec<u8>]| {
+            let mut bytes = PREFACE.to_vec();
+            frames.iter().for_each(|f| bytes.extend(f));
+            bytes
+        };
+        // An incomplete frame at the end: h2 sees the end of the connection.
+        let cut = with_preface(&[frame(0x0, 0, 1, b"abcdef")[..10].to_vec()]);
+        assert_eq!(through(&cut, 4).await, PREFACE);
+
+        let big_entry = {
+            // A literal with incremental indexing, new name: a 4000-byte table entry.
+            let mut b = vec![0x40];
+            loona_hpack::encoder::encode_integer_into(3, 7, 0, &mut b).unwrap();
+            b.extend(b"x-a");
+            loona_hpack::encoder::encode_integer_into(4000, 7, 0, &mut b).unwrap();
+            b.extend(vec![b'a'; 4000]);
+            b
+        };
+        // Then 17 one-byte references to it: 68 KiB of headers from a 4 KiB block.
+        let mut amplified = big_entry.clone();
+        amplified.extend([0x80 | 62; 17]);
+        for (what, bytes, says) in [
+            (
+                "an index past every table",
+                with_preface(&[frame(HEADERS, END_HEADERS, 1, &[0xff, 0x7f])]),
+                "does not decode",
+            ),
+            (
+                "a table larger than the server allows",
+                with_preface(&[frame(HEADERS, END_HEADERS, 1, &[0x3f, 0xe1, 0x7f, 0x82])]),
+                "does not decode",
+            ),
+            (
+                "one byte per 4 KiB of headers",
+                with_preface(&[frame(HEADERS, END_HEADERS, 1, &amplified)]),
+                "a header list of",
+            ),
+            (
+                "a frame over the size limit",
+                with_preface(&[frame(0x0, 0, 1, &vec![0; MAX_FRAME + 1])]),
+                "over the 16384 allowed",
+            ),
+            (
+                "a DATA frame inside a header block",
+                with_preface(&[frame(HEADERS, 0, 1, &big_entry), frame(0x0, 0, 1, b"x")]),
+                "a frame inside a header block",
+            ),
+            (
+                "a CONTINUATION of nothing",
+                with_preface(&[frame(CONTINUATION, END_HEADERS, 1, &big_entry)]),
+                "outside a header block",
+            ),
+            (
+                "padding longer than the frame",
+                with_preface(&[frame(HEADERS, END_HEADERS | PADDED, 1, &[200, 1, 2])]),
+                "padding does not fit",
+            ),
+        ] {
+            let err = refused(&bytes).await;
+            assert!(err.contains(says), "{what}: {err}");
+        }
+        // Blocks of CONTINUATIONs that grow past the limit are refused before they are decoded.
+        let mut frames = vec![frame(HEADERS, 0, 1, &[0x00])];
+        for _ in 0..5 {
+            frames.push(frame(CONTINUATION, 0, 1, &vec![0x00; MAX_FRAME]));
+        }
+        let err = refused(&with_preface(&frames)).await;
+        assert!(err.contains("a header block over"), "{err}");
     }
 
     #[test]
@@ -507,7 +611,6 @@ mod tests {
             end_stream: true,
             priority: None,
             fragment: vec![],
-            original: vec![],
         };
         let mut out = PREFACE.to_vec();
         write_header_frames(&mut out, &block, &encoded);

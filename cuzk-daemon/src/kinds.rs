@@ -23,6 +23,10 @@ use crate::proto;
 #[error("{0}")]
 pub struct BadRequest(pub String);
 
+/// The longest request id accepted: ids are kept in the job table (10,000 ended jobs) and
+/// logged, so their length is bounded. Curio's are under 100 bytes.
+const MAX_REQUEST_ID_BYTES: usize = 1024;
+
 /// The largest test circuit accepted (2^20 constraints): parameters are generated on the
 /// daemon's CPU on first use.
 const MAX_TEST_LOG_SIZE: u32 = 20;
@@ -84,6 +88,12 @@ impl Kinds {
             Ok(k) => k,
             Err(_) => return bad(format!("unknown proof kind {}", req.proof_kind)),
         };
+        if req.request_id.len() > MAX_REQUEST_ID_BYTES {
+            return bad(format!(
+                "request_id is {} bytes; at most {MAX_REQUEST_ID_BYTES}",
+                req.request_id.len()
+            ));
+        }
         let request_id = (!req.request_id.is_empty()).then(|| req.request_id.clone());
         match kind {
             proto::ProofKind::Unspecified => return bad("proof_kind is unspecified".into()),

@@ -34,8 +34,16 @@ async fn every_method_over_a_unix_socket() {
     keyed.request_id = "key-1".into();
     let first = submit(&mut c, keyed.clone()).await.unwrap();
     assert_eq!(submit(&mut c, keyed.clone()).await.unwrap(), first);
-    // A cancelled job does not hold its id: the retry is a new job, which completes.
-    let mut slow = test_request(r#"{"circuit":"mix","log_size":14,"partitions":8}"#);
+    // A cancelled job does not hold its id: the retry is a new job, which completes. The job
+    // to cancel waits behind eight partitions of another (one synthesis thread), so it is
+    // still queued when it is cancelled.
+    let ahead = submit(
+        &mut c,
+        test_request(r#"{"circuit":"mix","log_size":14,"partitions":8}"#),
+    )
+    .await
+    .unwrap();
+    let mut slow = test_request(r#"{"circuit":"mix","log_size":14}"#);
     slow.request_id = "key-2".into();
     let cancelled = submit(&mut c, slow.clone()).await.unwrap();
     c.cancel_proof(proto::CancelProofRequest {
@@ -47,6 +55,9 @@ async fn every_method_over_a_unix_socket() {
         status_of(&await_job(&mut c, &cancelled, 0).await),
         JobStatus::Cancelled
     );
+    c.cancel_proof(proto::CancelProofRequest { job_id: ahead })
+        .await
+        .unwrap();
     let mut retry = test_request(r#"{"circuit":"mix","log_size":6}"#);
     retry.request_id = "key-2".into();
     let retried = submit(&mut c, retry).await.unwrap();
@@ -231,6 +242,11 @@ async fn bad_requests_get_their_codes_and_the_daemon_goes_on() {
         ("a PoRep request without inputs", porep),
         ("empty vanilla proof", test_request("")),
         ("malformed vanilla proof", test_request("{\"circuit\":")),
+        ("a 2000-byte request id", {
+            let mut r = test_request(r#"{"circuit":"mix","log_size":6}"#);
+            r.request_id = "x".repeat(2000);
+            r
+        }),
         (
             "oversized test circuit",
             test_request(r#"{"circuit":"mix","log_size":30}"#),
