@@ -17,7 +17,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use bellperson_lite::params::{read_parameters_mmap, G1_UNCOMPRESSED_BYTES, G2_UNCOMPRESSED_BYTES};
+use bellperson_lite::params::{
+    read_parameters_mmap_file, G1_UNCOMPRESSED_BYTES, G2_UNCOMPRESSED_BYTES,
+};
 use bellperson_lite::verifier::{prepare_verifying_key, PreparedVerifyingKey};
 use bellperson_lite::{Parameters, ParamsError};
 
@@ -248,13 +250,30 @@ impl SrsManager {
             return Ok((found, Duration::ZERO));
         }
         let path = self.resolve(id)?;
-        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        // Opened without following a final symlink: a file swapped for a link after `resolve`
+        // looked at it is refused (ELOOP), not followed out of the folder.
+        let unreadable = |source| SrsError::Unreadable {
+            id: id.to_string(),
+            path: path.clone(),
+            source,
+        };
+        let file = {
+            use std::os::unix::fs::OpenOptionsExt;
+            std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(&path)
+                .map_err(unreadable)?
+        };
+        let size = file.metadata().map_err(unreadable)?.len();
         self.make_room(size);
         let started = Instant::now();
         let params =
-            read_parameters_mmap(&path, self.check_points).map_err(|source| SrsError::Load {
-                id: id.to_string(),
-                source,
+            read_parameters_mmap_file(&file, &path, self.check_points).map_err(|source| {
+                SrsError::Load {
+                    id: id.to_string(),
+                    source,
+                }
             })?;
         let loaded = Arc::new(LoadedSrs {
             circuit_id: id.to_string(),

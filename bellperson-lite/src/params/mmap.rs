@@ -151,13 +151,28 @@ pub fn read_parameters_mmap(path: &Path, checked: bool) -> Result<Parameters, Pa
         source,
     };
     let file = File::open(path).map_err(open_error)?;
+    read_parameters_mmap_file(&file, path, checked)
+}
+
+/// [`read_parameters_mmap`] of a file the caller opened, so that it chooses how (the engine
+/// opens parameter files without following a final symlink, after checking where they are);
+/// `path` names the file in errors.
+pub fn read_parameters_mmap_file(
+    file: &File,
+    path: &Path,
+    checked: bool,
+) -> Result<Parameters, ParamsError> {
+    let open_error = |source| ParamsError::Open {
+        path: path.to_path_buf(),
+        source,
+    };
     // SAFETY: `Mmap::map` is unsafe because the mapped bytes are handed out as a `&[u8]` that
     // Rust assumes immutable, while the file underneath could change. Here the file is opened
     // read-only, the map is only read and is dropped before returning (no reference into it
     // escapes), and parameter files are written once and then only read. The remaining risk,
     // another process modifying or truncating the file during the read (the latter raising
     // SIGBUS), is the documented caveat of this function.
-    let map = unsafe { Mmap::map(&file) }.map_err(open_error)?;
+    let map = unsafe { Mmap::map(file) }.map_err(open_error)?;
     parse(&map, checked)
 }
 

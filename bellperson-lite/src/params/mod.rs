@@ -24,7 +24,7 @@ pub use self::io::{
     read_parameters, read_parameters_file, read_verifying_key, write_parameters,
     write_verifying_key,
 };
-pub use self::mmap::read_parameters_mmap;
+pub use self::mmap::{read_parameters_mmap, read_parameters_mmap_file};
 
 use blstrs::{G1Affine, G2Affine};
 
