@@ -12,7 +12,7 @@ use cuzk_core::bellperson_lite::{Parameters, Scalar};
 use cuzk_core::kind::assignment_bytes;
 use cuzk_core::srs::SrsError;
 use cuzk_core::{
-    CircuitProofs, Config, Engine, EngineError, JobState, Partition, Priority, ProofRequest,
+    CircuitProofs, Config, Engine, EngineError, JobId, JobState, Partition, Priority, ProofRequest,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -314,54 +314,54 @@ async fn failing_and_panicking_synthesis_fail_only_their_job() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_or_cancelled_job_does_not_hold_its_request_id() {
     let (engine, _) = engine(config(1, 1));
-    let with_id = |mut r: ProofRequest| {
-        r.request_id = Some("porep-1000-7".into());
+    let with_id = |rid: &str, mut r: ProofRequest| {
+        r.request_id = Some(rid.into());
         r
+    };
+    let ended = |id: JobId| {
+        let engine = &engine;
+        async move { engine.await_result(&id, None).await.unwrap().unwrap() }
     };
     let broken = Partition::from_circuit(Broken { panic: false }, vec![]);
     let failed = engine
-        .prove(with_id(request("mix-6", Priority::Normal, vec![broken])))
+        .prove(with_id(
+            "porep-1000-7",
+            request("mix-6", Priority::Normal, vec![broken]),
+        ))
         .await
         .unwrap();
     assert_eq!(failed.state, JobState::Failed);
 
     let retry = engine
-        .submit(with_id(mix_request(6, 1, Priority::Normal)))
+        .submit(with_id("porep-1000-7", mix_request(6, 1, Priority::Normal)))
         .unwrap();
     assert_ne!(retry.job_id, failed.job_id, "a new job for the retry");
-    let done = engine
-        .await_result(&retry.job_id, None)
-        .await
-        .unwrap()
-        .unwrap();
+    let done = ended(retry.job_id.clone()).await;
     assert_eq!(done.state, JobState::Completed, "{:?}", done.error);
     let again = engine
-        .submit(with_id(mix_request(6, 1, Priority::Normal)))
+        .submit(with_id("porep-1000-7", mix_request(6, 1, Priority::Normal)))
         .unwrap();
     assert_eq!(again.job_id, retry.job_id, "a completed job answers its id");
     // The failed job is still there under its own id.
-    let old = engine
-        .await_result(&failed.job_id, None)
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(old.state, JobState::Failed);
+    assert_eq!(ended(failed.job_id.clone()).await.state, JobState::Failed);
 
     // Cancelled, then submitted again.
     let gate = Arc::new(Gate::default());
     let held = engine.submit(gated_request(&gate)).unwrap().job_id;
     gate.wait_entered(1);
-    let mut queued = mix_request(6, 1, Priority::Normal);
-    queued.request_id = Some("snap-1000-7".into());
-    let queued = engine.submit(queued).unwrap().job_id;
+    let queued = engine
+        .submit(with_id("snap-1000-7", mix_request(6, 1, Priority::Normal)))
+        .unwrap()
+        .job_id;
     engine.cancel(&queued).unwrap();
-    let mut retry = mix_request(6, 1, Priority::Normal);
-    retry.request_id = Some("snap-1000-7".into());
-    let retry = engine.submit(retry).unwrap().job_id;
+    let retry = engine
+        .submit(with_id("snap-1000-7", mix_request(6, 1, Priority::Normal)))
+        .unwrap()
+        .job_id;
     assert_ne!(retry, queued);
     gate.open();
-    for id in [&held, &retry] {
-        let r = engine.await_result(id, None).await.unwrap().unwrap();
+    for id in [held, retry] {
+        let r = ended(id).await;
         assert_eq!(r.state, JobState::Completed, "{:?}", r.error);
     }
 }

@@ -249,8 +249,6 @@ impl ProvingEngine for Service {
         request: Request<proto::PreloadSrsRequest>,
     ) -> Result<Response<proto::PreloadSrsResponse>, Status> {
         let id = request.into_inner().circuit_id;
-        // Checked here as well as in the engine: a bad id never reaches a blocking thread.
-        cuzk_core::circuit_id::check(&id).map_err(|e| Status::invalid_argument(e.to_string()))?;
         let engine = Arc::clone(&self.engine);
         let (already_loaded, took) = tokio::task::spawn_blocking(move || engine.preload_srs(&id))
             .await

@@ -324,10 +324,11 @@ impl Engine {
 
     /// Drops a parameter set from memory: whether it was loaded, and its bytes.
     pub fn evict_srs(&self, circuit_id: &str) -> Result<(bool, u64), EngineError> {
-        crate::circuit_id::check(circuit_id).map_err(crate::srs::SrsError::from)?;
+        // First: it checks the id, so nothing else is looked up under a bad one.
+        let evicted = self.shared.srs.evict(circuit_id)?;
         self.provers.evict(circuit_id);
         self.shared.forget_matrices(circuit_id);
-        Ok(self.shared.srs.evict(circuit_id)?)
+        Ok(evicted)
     }
 
     /// Makes the next `count` proofs on GPU `ordinal` fail as a GPU fault would, to exercise

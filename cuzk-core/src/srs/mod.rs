@@ -5,7 +5,7 @@
 //! file's name comes only from the manager's table (the Filecoin circuits' names and the
 //! configuration's `srs.files`), never from the id itself, and the file it resolves to,
 //! symlinks followed, must lie inside the folder: an id from the network cannot name any
-//! other file ([`crate::circuit_id`] checks every id first). Users hold an `Arc<LoadedSrs>`; its
+//! other file ([`crate::circuit_id`] checks every id first; `path` finds and opens the file). Users hold an `Arc<LoadedSrs>`; its
 //! strong count is the reference count reported in status. When loading a file would take
 //! the loaded sets over the budget, idle file-backed sets are evicted least recently used
 //! first; sets in use are never dropped (the load then goes over the budget, with a warning).
@@ -26,8 +26,7 @@ use bellperson_lite::{Parameters, ParamsError};
 use crate::circuit_id::{self, InvalidCircuitId};
 use crate::page_cache::resident_fraction;
 
-/// How many symlinks a parameter file may go through (as the kernel's own limit).
-const MAX_LINKS: usize = 40;
+mod path;
 
 /// Why a parameter set is not available.
 #[derive(Debug, thiserror::Error)]
@@ -141,76 +140,53 @@ impl SrsManager {
         self.clock.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// The file that holds `id`'s parameters, resolved: the name from the table, joined to
-    /// the folder, its symlinks followed one at a time. Before a path is examined, the folder
-    /// it is in is resolved (as the kernel will resolve it, symlinks and `..` included) and
-    /// must be the parameter folder or inside it; so a link that leads out is refused without
-    /// its target being opened or even looked at.
+    /// The file that holds `id`'s parameters: the name from the table, resolved inside the
+    /// folder (`path`: symlinks followed only while they stay inside).
     pub fn resolve(&self, id: &str) -> Result<PathBuf, SrsError> {
         circuit_id::check(id)?;
+        self.resolve_checked(id)
+    }
+
+    /// [`SrsManager::resolve`] of a checked id: unknown before missing, so an id without an
+    /// entry is Unknown whether or not the folder exists.
+    fn resolve_checked(&self, id: &str) -> Result<PathBuf, SrsError> {
+        if !self.files.contains_key(id) {
+            return Err(SrsError::Unknown { id: id.to_string() });
+        }
+        let folder = path::canonical_folder(&self.folder).map_err(|e| self.path_error(id, e))?;
+        self.resolve_in(&folder, id)
+    }
+
+    /// [`SrsManager::resolve`] of a checked id, against the folder already resolved.
+    fn resolve_in(&self, folder: &Path, id: &str) -> Result<PathBuf, SrsError> {
         let name = self
             .files
             .get(id)
             .ok_or_else(|| SrsError::Unknown { id: id.to_string() })?;
-        let path = self.folder.join(name);
-        let missing = || SrsError::Missing {
-            id: id.to_string(),
-            path: path.clone(),
+        path::resolve(folder, name).map_err(|e| self.path_error(id, e))
+    }
+
+    /// `e` about `id`'s file, as the error callers see.
+    fn path_error(&self, id: &str, e: path::PathError) -> SrsError {
+        let id = id.to_string();
+        let path = match self.files.get(&id) {
+            Some(name) => self.folder.join(name),
+            None => self.folder.clone(),
         };
-        let unreadable = |source| SrsError::Unreadable {
-            id: id.to_string(),
-            path: path.clone(),
-            source,
-        };
-        let folder = match std::fs::canonicalize(&self.folder) {
-            Ok(folder) => folder,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(missing()),
-            Err(e) => return Err(unreadable(e)),
-        };
-        let outside = |target: PathBuf| SrsError::OutsideFolder {
-            id: id.to_string(),
-            path: path.clone(),
-            target,
-            folder: folder.clone(),
-        };
-        let mut candidate = folder.join(name);
-        for _ in 0..MAX_LINKS {
-            let candidate_path = lexically_normal(&candidate);
-            let (Some(parent), Some(file)) = (candidate_path.parent(), candidate_path.file_name())
-            else {
-                return Err(outside(candidate_path));
-            };
-            let parent = match std::fs::canonicalize(parent) {
-                Ok(parent) => parent,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(missing()),
-                Err(e) => return Err(unreadable(e)),
-            };
-            let current = parent.join(file);
-            if !parent.starts_with(&folder) {
-                return Err(outside(current));
-            }
-            let meta = match std::fs::symlink_metadata(&current) {
-                Ok(meta) => meta,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(missing()),
-                Err(e) => return Err(unreadable(e)),
-            };
-            if !meta.file_type().is_symlink() {
-                if !meta.is_file() {
-                    return Err(unreadable(std::io::Error::other("not a regular file")));
-                }
-                return Ok(current);
-            }
-            // Relative to the link's own (resolved) folder; an absolute target replaces it.
-            candidate = parent.join(std::fs::read_link(&current).map_err(unreadable)?);
+        match e {
+            path::PathError::Missing => SrsError::Missing { id, path },
+            path::PathError::Outside(target) => SrsError::OutsideFolder {
+                id,
+                path,
+                target,
+                folder: std::fs::canonicalize(&self.folder).unwrap_or_else(|_| self.folder.clone()),
+            },
+            path::PathError::Unreadable(source) => SrsError::Unreadable { id, path, source },
         }
-        Err(unreadable(std::io::Error::other(format!(
-            "more than {MAX_LINKS} symlinks"
-        ))))
     }
 
     /// Whether `id` can be had: registered, loaded, or with its file in the folder.
     pub fn check_available(&self, id: &str) -> Result<(), SrsError> {
-        circuit_id::check(id)?;
         if self.slots().contains_key(id) {
             return Ok(());
         }
@@ -249,22 +225,9 @@ impl SrsManager {
         if let Some(found) = self.lookup(id) {
             return Ok((found, Duration::ZERO));
         }
-        let path = self.resolve(id)?;
-        // Opened without following a final symlink: a file swapped for a link after `resolve`
-        // looked at it is refused (ELOOP), not followed out of the folder.
-        let unreadable = |source| SrsError::Unreadable {
-            id: id.to_string(),
-            path: path.clone(),
-            source,
-        };
-        let file = {
-            use std::os::unix::fs::OpenOptionsExt;
-            std::fs::OpenOptions::new()
-                .read(true)
-                .custom_flags(libc::O_NOFOLLOW)
-                .open(&path)
-                .map_err(unreadable)?
-        };
+        let path = self.resolve_checked(id)?;
+        let unreadable = |e: std::io::Error| self.path_error(id, path::PathError::from(e));
+        let file = path::open_resolved(&path).map_err(unreadable)?;
         let size = file.metadata().map_err(unreadable)?.len();
         self.make_room(size);
         let started = Instant::now();
@@ -332,7 +295,6 @@ impl SrsManager {
 
     /// Loads `id` now. Returns whether it was loaded already, and the load time.
     pub fn preload(&self, id: &str) -> Result<(bool, Duration), SrsError> {
-        circuit_id::check(id)?;
         let already = self.slots().contains_key(id);
         let (_, took) = self.get(id)?;
         Ok((already, took))
@@ -360,8 +322,11 @@ impl SrsManager {
                 ref_count: (Arc::strong_count(&s.loaded) - 1) as u32,
             })
             .collect();
+        let Ok(folder) = path::canonical_folder(&self.folder) else {
+            return out;
+        };
         for id in self.files.keys().filter(|id| !slots.contains_key(*id)) {
-            let Ok(path) = self.resolve(id) else {
+            let Ok(path) = self.resolve_in(&folder, id) else {
                 continue;
             };
             if let Ok(meta) = std::fs::metadata(&path) {
@@ -386,22 +351,6 @@ impl SrsManager {
     pub fn folder(&self) -> &Path {
         &self.folder
     }
-}
-
-/// `path` with its `.` and `..` components folded away, without looking at the filesystem.
-fn lexically_normal(path: &Path) -> PathBuf {
-    use std::path::Component;
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// Bytes of a parameter set in the file format (uncompressed points).
