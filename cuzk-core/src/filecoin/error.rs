@@ -74,6 +74,9 @@ pub enum FilecoinError {
     /// filecoin-proofs failed to seal a test sector (`sealing`).
     #[error("sealing a test sector: {step}: {reason}")]
     Sealing { step: &'static str, reason: String },
+    /// A synthetic sector (`synthetic`) could not be made as asked.
+    #[error("synthetic sector: {reason}")]
+    Synthetic { reason: String },
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,

@@ -17,6 +17,7 @@
 //! - `params`: random parameters for test sector sizes (`cuzk params generate`).
 //! - [`sealing`]: sectors sealed by filecoin-proofs, with their vanilla proofs, for tests
 //!   and benchmarks.
+//! - [`synthetic`]: valid inputs for any sector size without sealing (32 GiB benchmarks).
 //! - `error`: [`FilecoinError`].
 
 /// Calls `f::<Shape>(args)` with the Merkle tree shape of a Filecoin sector size, like
@@ -44,6 +45,7 @@ mod post;
 pub mod registry;
 pub mod sealing;
 mod snap;
+pub mod synthetic;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
