@@ -66,6 +66,10 @@ pub fn status_error(s: tonic::Status) -> anyhow::Error {
 
 /// What the user asked to prove.
 pub struct SubmitArgs {
+    /// A request file (`cuzk synth`'s PoSt output): every field but the priority and the
+    /// request id comes from it.
+    pub request: Option<PathBuf>,
+    /// Empty when `request` names the kind.
     pub kind: String,
     pub priority: String,
     pub request_id: Option<String>,
@@ -108,6 +112,13 @@ pub fn priority_from_name(name: &str) -> Result<proto::Priority> {
 
 /// The wire request for `args` (reads the input files).
 pub fn submit_request(args: &SubmitArgs) -> Result<proto::SubmitProofRequest> {
+    if let Some(path) = &args.request {
+        return Ok(proto::SubmitProofRequest {
+            request_id: args.request_id.clone().unwrap_or_default(),
+            priority: priority_from_name(&args.priority)? as i32,
+            ..crate::synth::RequestFile::read(path)?.to_request()?
+        });
+    }
     let kind = kind_from_name(&args.kind)?;
     let vanilla_proof = match (&args.vanilla_proof, &args.test_spec) {
         (Some(path), _) => {
@@ -173,7 +184,7 @@ fn curio_envelope(kind: proto::ProofKind, args: &SubmitArgs, c1_json: Vec<u8>) -
     ))
 }
 
-fn decode_hex(text: &str) -> Result<Vec<u8>> {
+pub fn decode_hex(text: &str) -> Result<Vec<u8>> {
     let text = text.trim().trim_start_matches("0x");
     if !text.len().is_multiple_of(2) {
         bail!("odd number of hex digits");

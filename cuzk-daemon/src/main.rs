@@ -31,6 +31,7 @@ mod proto;
 mod server;
 mod service;
 mod status_http;
+mod synth;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -118,6 +119,29 @@ enum Command {
         #[command(subcommand)]
         action: ConfigAction,
     },
+    /// Write valid inputs for Filecoin's circuits at any sector size without sealing
+    /// (benchmarks and tests; never for a chain).
+    Synth {
+        /// porep (a commit-phase-1 output), winning-post or window-post (a request file for
+        /// `cuzk prove --request`).
+        kind: String,
+        /// 2KiB, 8MiB, 512MiB, 32GiB or 64GiB.
+        #[arg(long)]
+        sector_size: String,
+        #[arg(long)]
+        out: PathBuf,
+        /// Seeds every random value: the same seed writes the same file.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        #[arg(long, default_value_t = 1000)]
+        miner_id: u64,
+        /// The sector's number (window-post: the first sector's).
+        #[arg(long, default_value_t = 1)]
+        sector_number: u64,
+        /// window-post: how many sectors (default: a full partition, 2349 at 32GiB).
+        #[arg(long)]
+        sectors: Option<usize>,
+    },
     /// Inspect a parameter file, or generate parameters for test sector sizes.
     Params {
         #[command(subcommand)]
@@ -186,8 +210,12 @@ struct Conn {
 #[derive(Args, Clone)]
 struct SubmitCli {
     /// porep, snap, wpost, winning, or test.
-    #[arg(long)]
-    kind: String,
+    #[arg(long, required_unless_present = "request")]
+    kind: Option<String>,
+    /// A request file (as `cuzk synth window-post` writes): every field of the request but
+    /// --priority and --request-id comes from it.
+    #[arg(long, conflicts_with_all = ["kind", "vanilla_proof", "vanilla_proofs", "test_spec"])]
+    request: Option<PathBuf>,
     /// low, normal, high or critical.
     #[arg(long, default_value = "normal")]
     priority: String,
@@ -236,7 +264,8 @@ struct SubmitCli {
 impl SubmitCli {
     fn args(&self) -> SubmitArgs {
         SubmitArgs {
-            kind: self.kind.clone(),
+            request: self.request.clone(),
+            kind: self.kind.clone().unwrap_or_default(),
             priority: self.priority.clone(),
             request_id: self.request_id.clone(),
             sector_size: self.sector_size,
@@ -317,6 +346,28 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Synth {
+            kind,
+            sector_size,
+            out,
+            seed,
+            miner_id,
+            sector_number,
+            sectors,
+        } => {
+            synth::run(&synth::SynthArgs {
+                kind,
+                sector_size,
+                out,
+                options: cuzk_core::filecoin::synthetic::SynthOptions {
+                    seed,
+                    miner_id,
+                    sector_number,
+                },
+                sectors,
+            })?;
+            Ok(ExitCode::SUCCESS)
+        }
         other => runtime()?.block_on(client_command(other)),
     }
 }
@@ -391,7 +442,10 @@ async fn client_command(command: Command) -> Result<ExitCode> {
             client::evict(&mut connected(&conn).await?, &circuit_id, conn.json).await?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Serve { .. } | Command::Config { .. } | Command::Params { .. } => {
+        Command::Serve { .. }
+        | Command::Config { .. }
+        | Command::Params { .. }
+        | Command::Synth { .. } => {
             unreachable!("handled without a connection")
         }
     }

@@ -100,10 +100,7 @@ fn cache_identifier_of<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
     kind: CircuitKind,
     sector_size: u64,
 ) -> Result<String, FilecoinError> {
-    let position = SECTOR_SIZES
-        .iter()
-        .position(|&(size, _)| size == sector_size)
-        .ok_or(FilecoinError::UnknownSectorSize(sector_size))?;
+    let position = size_position(sector_size)?;
     let failed = |e: anyhow::Error| FilecoinError::Generate {
         circuit_id: format!("{}-{}", kind.prefix(), SECTOR_SIZES[position].1),
         reason: format!("{e:#}"),
@@ -149,6 +146,27 @@ pub(crate) fn representative_post(kind: CircuitKind, position: usize) -> Registe
         CircuitKind::WinningPost => POST_PROOFS[position],
         _ => POST_PROOFS[10 + position],
     }
+}
+
+/// The registered seal proof node software uses for new sectors of `sector_size` (V1_1).
+pub fn current_seal_proof(sector_size: u64) -> Result<RegisteredSealProof, FilecoinError> {
+    Ok(representative_seal(size_position(sector_size)?))
+}
+
+/// The registered PoSt proof node software uses for `kind` (WinningPost or WindowPost) at
+/// `sector_size` (Winning V1, Window V1_2).
+pub fn current_post_proof(
+    kind: CircuitKind,
+    sector_size: u64,
+) -> Result<RegisteredPoStProof, FilecoinError> {
+    Ok(representative_post(kind, size_position(sector_size)?))
+}
+
+fn size_position(sector_size: u64) -> Result<usize, FilecoinError> {
+    SECTOR_SIZES
+        .iter()
+        .position(|&(size, _)| size == sector_size)
+        .ok_or(FilecoinError::UnknownSectorSize(sector_size))
 }
 
 /// The names of a circuit's files in the parameter cache.

@@ -20,8 +20,8 @@ mod porep;
 mod post;
 mod tree;
 
-pub use self::porep::{porep, SyntheticPoRep};
-pub use self::post::{post, SyntheticPoSt};
+pub use self::porep::{porep, porep_of_size, SyntheticPoRep};
+pub use self::post::{post, post_of_size, SyntheticPoSt};
 pub use self::tree::{shape_arities, SparseTree};
 
 use filecoin_hashers::Domain;

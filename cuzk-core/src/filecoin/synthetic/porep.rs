@@ -48,7 +48,7 @@ use storage_proofs_porep::stacked::{
 
 use super::tree::{hash2, synthetic_error, SparseTree};
 use super::{random_domain, SynthOptions};
-use crate::filecoin::registry::prover_id;
+use crate::filecoin::registry::{current_seal_proof, prover_id, seal_proof_number};
 use crate::filecoin::FilecoinError;
 
 /// A synthetic sector's commit-phase-1 output, with what a POREP_SEAL_COMMIT request for it
@@ -65,11 +65,25 @@ pub struct SyntheticPoRep {
 }
 
 impl SyntheticPoRep {
+    /// The registered proof's number on the wire.
+    pub fn registered_proof_number(&self) -> u64 {
+        seal_proof_number(self.commit_phase1.registered_proof)
+    }
+
     /// The commit-phase-1 output as the JSON a POREP_SEAL_COMMIT request carries.
     pub fn commit_phase1_json(&self) -> Result<Vec<u8>, FilecoinError> {
         serde_json::to_vec(&self.commit_phase1)
             .map_err(|e| synthetic_error(format!("serializing the commit-phase-1 output: {e}")))
     }
+}
+
+/// Makes the commit-phase-1 output of a synthetic sector of `sector_size` for the registered
+/// proof node software uses for new sectors of that size.
+pub fn porep_of_size(
+    sector_size: u64,
+    options: &SynthOptions,
+) -> Result<SyntheticPoRep, FilecoinError> {
+    porep(current_seal_proof(sector_size)?, options)
 }
 
 /// Makes the commit-phase-1 output of a synthetic sector for `proof` (any sector size).

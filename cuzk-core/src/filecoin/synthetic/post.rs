@@ -20,7 +20,8 @@ use storage_proofs_post::fallback::{Proof, SectorProof};
 
 use super::tree::{hash2, synthetic_error, SparseTree};
 use super::{random_domain, SynthOptions};
-use crate::filecoin::registry::prover_id;
+use crate::filecoin::registry::{current_post_proof, post_proof_number, prover_id};
+use crate::filecoin::CircuitKind;
 use crate::filecoin::FilecoinError;
 
 /// The vanilla proofs of a synthetic PoSt, with what the request must name.
@@ -31,6 +32,27 @@ pub struct SyntheticPoSt {
     pub randomness: [u8; 32],
     /// One bincode `FallbackPoStSectorProof` per sector, in sector order.
     pub vanilla_proofs: Vec<Vec<u8>>,
+}
+
+impl SyntheticPoSt {
+    /// The registered proof's number on the wire.
+    pub fn registered_proof_number(&self) -> u64 {
+        post_proof_number(self.registered_proof)
+    }
+}
+
+/// [`post`] for the registered proof node software uses for `kind` (WinningPost or
+/// WindowPost) at `sector_size`.
+pub fn post_of_size(
+    kind: CircuitKind,
+    sector_size: u64,
+    sectors: Option<usize>,
+    options: &SynthOptions,
+) -> Result<SyntheticPoSt, FilecoinError> {
+    if !matches!(kind, CircuitKind::WinningPost | CircuitKind::WindowPost) {
+        return Err(synthetic_error(format!("{kind:?} is not a PoSt")));
+    }
+    post(current_post_proof(kind, sector_size)?, sectors, options)
 }
 
 /// Makes the vanilla proofs of `sectors` synthetic sectors (numbered from

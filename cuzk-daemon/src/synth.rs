@@ -1,0 +1,185 @@
+//! `cuzk synth`: valid inputs for Filecoin's circuits at any sector size, without sealing
+//! (see `cuzk_core::filecoin::synthetic`), written where `cuzk prove` and filecoin-proofs
+//! can read them.
+//!
+//! - PoRep: the commit-phase-1 output JSON (`seal_commit_phase2`'s input, and
+//!   `cuzk prove --kind porep --vanilla-proof FILE`).
+//! - WinningPoSt, WindowPoSt: a request file ([`RequestFile`]) holding every field of the
+//!   request, the vanilla proofs among them (`cuzk prove --request FILE`): a 32 GiB WindowPoSt
+//!   partition has 2349 of them.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use base64::Engine as _;
+use cuzk_core::filecoin::synthetic::{self, SynthOptions};
+use cuzk_core::filecoin::{parse_sector_size, CircuitKind};
+use serde::{Deserialize, Serialize};
+
+use crate::proto;
+
+/// A request's fields in a file: what `cuzk synth` writes for the PoSt kinds and
+/// `cuzk submit --request` / `cuzk prove --request` send.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequestFile {
+    /// porep, snap, wpost or winning (as `--kind`).
+    pub kind: String,
+    pub registered_proof: u64,
+    #[serde(default)]
+    pub sector_size: u64,
+    #[serde(default)]
+    pub miner_id: u64,
+    #[serde(default)]
+    pub sector_number: u64,
+    #[serde(default)]
+    pub partition_index: u32,
+    /// PoSt: the challenge seed, 64 hex digits.
+    #[serde(default)]
+    pub randomness: String,
+    /// PoSt and SnapDeals: the vanilla proofs, base64 (standard alphabet, padded).
+    #[serde(default)]
+    pub vanilla_proofs: Vec<String>,
+}
+
+impl RequestFile {
+    pub fn read(path: &Path) -> Result<RequestFile> {
+        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        serde_json::from_slice(&bytes)
+            .with_context(|| format!("{} is not a cuzk request file", path.display()))
+    }
+
+    /// The wire request (priority and request id are the caller's).
+    pub fn to_request(&self) -> Result<proto::SubmitProofRequest> {
+        let kind = crate::client::kind_from_name(&self.kind)?;
+        let randomness = if self.randomness.is_empty() {
+            Vec::new()
+        } else {
+            crate::client::decode_hex(&self.randomness)
+                .context("the request file's randomness must be 64 hex digits")?
+        };
+        let vanilla_proofs = self
+            .vanilla_proofs
+            .iter()
+            .enumerate()
+            .map(|(i, text)| {
+                base64::engine::general_purpose::STANDARD
+                    .decode(text)
+                    .with_context(|| format!("the request file's vanilla proof {i} is not base64"))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(proto::SubmitProofRequest {
+            proof_kind: kind as i32,
+            registered_proof: self.registered_proof,
+            sector_size: self.sector_size,
+            miner_id: self.miner_id,
+            sector_number: self.sector_number,
+            partition_index: self.partition_index,
+            randomness,
+            vanilla_proofs,
+            ..Default::default()
+        })
+    }
+}
+
+/// What `cuzk synth` was asked for.
+pub struct SynthArgs {
+    /// porep, winning-post or window-post.
+    pub kind: String,
+    pub sector_size: String,
+    pub out: PathBuf,
+    pub options: SynthOptions,
+    /// WindowPoSt: how many sectors (default: a full partition).
+    pub sectors: Option<usize>,
+}
+
+/// `cuzk synth`.
+pub fn run(args: &SynthArgs) -> Result<()> {
+    let sector_size = parse_sector_size(&args.sector_size)?;
+    let started = Instant::now();
+    match args.kind.as_str() {
+        "porep" => {
+            if args.sectors.is_some() {
+                bail!("--sectors is for window-post (a PoRep is one sector)");
+            }
+            let made = synthetic::porep_of_size(sector_size, &args.options)?;
+            let json = made.commit_phase1_json()?;
+            write(&args.out, &json)?;
+            println!(
+                "{}: commit-phase-1 output of a synthetic {} sector ({} bytes, {} challenged \
+                 nodes, {} columns, {:.1} s)",
+                args.out.display(),
+                args.sector_size,
+                json.len(),
+                made.challenged_nodes,
+                made.columns,
+                started.elapsed().as_secs_f64()
+            );
+            println!(
+                "prove it: cuzk prove --kind porep --registered-proof {} --vanilla-proof {} \
+                 --miner-id {} --sector-number {}",
+                made.registered_proof_number(),
+                args.out.display(),
+                made.miner_id,
+                made.sector_number
+            );
+        }
+        "winning-post" | "window-post" => {
+            let kind = if args.kind == "winning-post" {
+                CircuitKind::WinningPost
+            } else {
+                CircuitKind::WindowPost
+            };
+            let made = synthetic::post_of_size(kind, sector_size, args.sectors, &args.options)?;
+            let file = RequestFile {
+                kind: if kind == CircuitKind::WinningPost {
+                    "winning"
+                } else {
+                    "wpost"
+                }
+                .into(),
+                registered_proof: made.registered_proof_number(),
+                sector_size,
+                miner_id: made.miner_id,
+                sector_number: 0,
+                partition_index: 0,
+                randomness: made.randomness.iter().map(|b| format!("{b:02x}")).collect(),
+                vanilla_proofs: made
+                    .vanilla_proofs
+                    .iter()
+                    .map(|p| base64::engine::general_purpose::STANDARD.encode(p))
+                    .collect(),
+            };
+            let json = serde_json::to_vec(&file)?;
+            write(&args.out, &json)?;
+            println!(
+                "{}: {} request for {} synthetic {} sector(s) ({} bytes, {:.1} s)",
+                args.out.display(),
+                args.kind,
+                made.vanilla_proofs.len(),
+                args.sector_size,
+                json.len(),
+                started.elapsed().as_secs_f64()
+            );
+            println!("prove it: cuzk prove --request {}", args.out.display());
+        }
+        "snap" => bail!(
+            "synthetic SnapDeals updates are not generated yet (porep, winning-post and \
+             window-post are)"
+        ),
+        other => bail!("unknown kind `{other}` (porep, winning-post or window-post)"),
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` through a temporary file beside it, so a reader never sees half
+/// a file.
+fn write(path: &Path, bytes: &[u8]) -> Result<()> {
+    let name = path
+        .file_name()
+        .with_context(|| format!("--out {} names no file", path.display()))?;
+    let tmp = path.with_file_name(format!(".{}.partial", name.to_string_lossy()));
+    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
+}
