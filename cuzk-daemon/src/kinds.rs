@@ -113,27 +113,7 @@ impl Kinds {
                     work: Box::new(CircuitProofs::new(format!("test-{}", spec.circuit), partitions)),
                 });
             }
-            proto::ProofKind::PorepSealCommit => filecoin(FilecoinJob::porep_c2(&PoRepRequest {
-                registered_proof: req.registered_proof,
-                sector_size: req.sector_size,
-                c1_output: &req.vanilla_proof,
-                miner_id: req.miner_id,
-                sector_number: req.sector_number,
-            })),
-            proto::ProofKind::WinningPost => filecoin(FilecoinJob::winning_post(&post_request(req))),
-            proto::ProofKind::WindowPostPartition => {
-                filecoin(FilecoinJob::window_post_partition(&post_request(req)))
-            }
-            proto::ProofKind::SnapDealsUpdate => {
-                filecoin(FilecoinJob::snap_deals_update(&SnapRequest {
-                    registered_proof: req.registered_proof,
-                    sector_size: req.sector_size,
-                    vanilla_proofs: &req.vanilla_proofs,
-                    comm_r_old: &req.comm_r_old,
-                    comm_r_new: &req.comm_r_new,
-                    comm_d_new: &req.comm_d_new,
-                }))
-            }
+            _ => filecoin_job(req),
         }
         .map(|job| job.into_request(request_id, priority))
     }
@@ -161,10 +141,37 @@ impl Kinds {
     }
 }
 
-/// A Filecoin kind's outcome: its refusals are INVALID_ARGUMENT with filecoin's message.
-fn filecoin(
-    job: Result<FilecoinJob, cuzk_core::filecoin::FilecoinError>,
-) -> Result<FilecoinJob, BadRequest> {
+/// The circuits of a Filecoin request (PoRep C2, WinningPoSt, WindowPoSt partition,
+/// SnapDeals), checked as the daemon checks them at submission; `cuzk bench` builds its jobs
+/// here too. Refusals carry filecoin's message (INVALID_ARGUMENT on the wire).
+pub fn filecoin_job(req: &proto::SubmitProofRequest) -> Result<FilecoinJob, BadRequest> {
+    let job = match proto::ProofKind::try_from(req.proof_kind) {
+        Ok(proto::ProofKind::PorepSealCommit) => FilecoinJob::porep_c2(&PoRepRequest {
+            registered_proof: req.registered_proof,
+            sector_size: req.sector_size,
+            c1_output: &req.vanilla_proof,
+            miner_id: req.miner_id,
+            sector_number: req.sector_number,
+        }),
+        Ok(proto::ProofKind::WinningPost) => FilecoinJob::winning_post(&post_request(req)),
+        Ok(proto::ProofKind::WindowPostPartition) => {
+            FilecoinJob::window_post_partition(&post_request(req))
+        }
+        Ok(proto::ProofKind::SnapDealsUpdate) => FilecoinJob::snap_deals_update(&SnapRequest {
+            registered_proof: req.registered_proof,
+            sector_size: req.sector_size,
+            vanilla_proofs: &req.vanilla_proofs,
+            comm_r_old: &req.comm_r_old,
+            comm_r_new: &req.comm_r_new,
+            comm_d_new: &req.comm_d_new,
+        }),
+        _ => {
+            return Err(BadRequest(format!(
+                "proof kind {} is not one of Filecoin's",
+                req.proof_kind
+            )))
+        }
+    };
     job.map_err(|e| BadRequest(e.to_string()))
 }
 

@@ -23,6 +23,7 @@
 //! - `proto`: the generated gRPC code.
 
 mod authority;
+mod bench;
 mod client;
 mod config;
 mod kinds;
@@ -141,6 +142,52 @@ enum Command {
         /// window-post: how many sectors (default: a full partition, 2349 at 32GiB).
         #[arg(long)]
         sectors: Option<usize>,
+    },
+    /// Benchmark this machine on Filecoin's circuits: synthetic inputs (or --input), the
+    /// engine as `cuzk serve` runs it (same configuration file), jobs kept in flight.
+    Bench {
+        /// porep, winning-post or window-post.
+        #[arg(long)]
+        kind: String,
+        /// 2KiB, 8MiB, 512MiB, 32GiB or 64GiB.
+        #[arg(long)]
+        sector_size: String,
+        /// Prove this input instead of a synthetic one: a commit-phase-1 output (porep) or a
+        /// request file from `cuzk synth` (PoSt).
+        #[arg(long)]
+        input: Option<PathBuf>,
+        /// porep --input: the sector's miner.
+        #[arg(long, default_value_t = 1000)]
+        miner_id: u64,
+        /// porep --input: the sector's number.
+        #[arg(long, default_value_t = 1)]
+        sector_number: u64,
+        /// Configuration file, as for `cuzk serve` (default: $CUZK_CONFIG, else
+        /// /etc/cuzk/cuzk.toml if present, else the built-in defaults).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// The parameter folder (default: the configuration's srs.param_cache).
+        #[arg(long)]
+        param_cache: Option<PathBuf>,
+        /// Generate missing parameters into the parameter folder (random ones: for
+        /// benchmarks only, never for a network's parameter cache).
+        #[arg(long)]
+        generate_params: bool,
+        /// Jobs kept in flight, one measured point each.
+        #[arg(long, value_delimiter = ',', default_value = "1")]
+        in_flight: Vec<usize>,
+        /// Timed jobs per point (default: the most in flight).
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Write the figures as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Draw the engine's timeline (every thread's phases) as SVG.
+        #[arg(long)]
+        timeline: Option<PathBuf>,
+        /// Seeds the synthetic input.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
     },
     /// Inspect a parameter file, or generate parameters for test sector sizes.
     Params {
@@ -368,6 +415,41 @@ fn run(cli: Cli) -> Result<ExitCode> {
             })?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Bench {
+            kind,
+            sector_size,
+            input,
+            miner_id,
+            sector_number,
+            config,
+            param_cache,
+            generate_params,
+            in_flight,
+            jobs,
+            json,
+            timeline,
+            seed,
+        } => {
+            // Warnings only: the engine's per-job lines would bury the progress line (its
+            // figures are in the report).
+            init_logging_at("human", "warn");
+            bench::run(&bench::BenchArgs {
+                kind,
+                sector_size,
+                input,
+                miner_id,
+                sector_number,
+                config,
+                param_cache,
+                generate_params,
+                in_flight,
+                jobs,
+                json,
+                timeline,
+                seed,
+            })?;
+            Ok(ExitCode::SUCCESS)
+        }
         other => runtime()?.block_on(client_command(other)),
     }
 }
@@ -445,7 +527,8 @@ async fn client_command(command: Command) -> Result<ExitCode> {
         Command::Serve { .. }
         | Command::Config { .. }
         | Command::Params { .. }
-        | Command::Synth { .. } => {
+        | Command::Synth { .. }
+        | Command::Bench { .. } => {
             unreachable!("handled without a connection")
         }
     }
@@ -454,9 +537,14 @@ async fn client_command(command: Command) -> Result<ExitCode> {
 /// Logs to stderr: human-readable on a terminal (or "human"), JSON lines otherwise (or
 /// "json"). `RUST_LOG` filters (default: info).
 fn init_logging(format: &str) {
+    init_logging_at(format, "info");
+}
+
+/// Logging at `level` unless RUST_LOG says otherwise.
+fn init_logging_at(format: &str, level: &str) {
     use std::io::IsTerminal;
     use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
     let json = match format {
         "json" => true,
         "human" => false,

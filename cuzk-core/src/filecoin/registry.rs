@@ -162,6 +162,11 @@ pub fn current_post_proof(
     Ok(representative_post(kind, size_position(sector_size)?))
 }
 
+/// The registered update proof for SnapDeals at `sector_size` (there is one per size).
+pub fn current_update_proof(sector_size: u64) -> Result<RegisteredUpdateProof, FilecoinError> {
+    Ok(UPDATE_PROOFS[size_position(sector_size)?])
+}
+
 fn size_position(sector_size: u64) -> Result<usize, FilecoinError> {
     SECTOR_SIZES
         .iter()
@@ -319,6 +324,13 @@ pub fn update_proof(value: u64) -> Result<RegisteredUpdateProof, FilecoinError> 
 /// The number of a seal proof (inverse of [`seal_proof`]).
 pub fn seal_proof_number(proof: RegisteredSealProof) -> u64 {
     SEAL_PROOFS.iter().position(|&p| p == proof).unwrap_or(0) as u64
+}
+
+/// The number of the seal proof filecoin-proofs-api names `name` in JSON (as a
+/// commit-phase-1 output's `registered_proof` reads, e.g. "StackedDrg32GiBV1_1").
+pub fn seal_proof_number_by_name(name: &str) -> Option<u64> {
+    let proof: RegisteredSealProof = serde_json::from_value(serde_json::json!(name)).ok()?;
+    Some(seal_proof_number(proof))
 }
 
 /// The number of a PoSt proof (inverse of [`post_proof`]).
