@@ -80,6 +80,9 @@ pub enum ProverError {
     G2Placement(String),
     #[error("the CPU half of a GPU proof (B in G2) panicked: {0}")]
     WorkerPanicked(String),
+    /// Writing generated parameters (`SetupScalars::write_parameters`) failed.
+    #[error("writing the parameter file: {0}")]
+    WriteParameters(#[from] std::io::Error),
 }
 
 /// Why a proof or verifying key could not be decoded, or a proof was rejected.

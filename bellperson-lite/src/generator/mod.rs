@@ -34,7 +34,7 @@ use rayon::prelude::*;
 
 use crate::domain::EvaluationDomain;
 use crate::error::ProverError;
-use crate::params::{Parameters, VerifyingKey};
+use crate::params::{Parameters, ParametersWriter, VerifyingKey};
 
 /// For one variable: the constraints whose A (or B, or C) combination uses it, with the
 /// coefficient.
@@ -201,14 +201,62 @@ pub fn generate_parameters<C: Circuit<Scalar>>(
     secrets: &SetupSecrets,
     multiplier: &dyn FixedBaseMultiplier,
 ) -> Result<Parameters, ProverError> {
+    setup_scalars(circuit, secrets)?.parameters(multiplier)
+}
+
+/// The scalars of every point of a circuit's parameters: each point is a generator times one
+/// of them. Made once from the circuit and the secrets; the multiplications come after, all
+/// at once ([`SetupScalars::parameters`]) or streamed to a file
+/// ([`SetupScalars::write_parameters`]), which for Filecoin's largest circuits is the
+/// difference between fitting in memory or not.
+pub struct SetupScalars {
+    secrets: SetupSecrets,
+    /// `(beta u_k + alpha v_k + w_k) / gamma` for each input: the verifying key's `ic`.
+    ic: Vec<Scalar>,
+    /// `tau^i Z(tau) / delta` for `i < n - 1`.
+    h: Vec<Scalar>,
+    /// `(beta u_k + alpha v_k + w_k) / delta` for each auxiliary variable.
+    l: Vec<Scalar>,
+    /// The nonzero `u_k(tau)`, inputs then auxiliary variables.
+    a: Vec<Scalar>,
+    /// The nonzero `v_k(tau)`: both `b_g1` and `b_g2`.
+    b: Vec<Scalar>,
+}
+
+/// How many points each section of a parameter file holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SectionCounts {
+    pub ic: usize,
+    pub h: usize,
+    pub l: usize,
+    pub a: usize,
+    pub b_g1: usize,
+    pub b_g2: usize,
+}
+
+impl SectionCounts {
+    /// The size of the parameter file, in bytes.
+    pub fn file_bytes(&self) -> u64 {
+        use crate::params::{G1_UNCOMPRESSED_BYTES as G1, G2_UNCOMPRESSED_BYTES as G2};
+        let g1 = (3 + self.ic + self.h + self.l + self.a + self.b_g1) as u64 * G1 as u64;
+        let g2 = (3 + self.b_g2) as u64 * G2 as u64;
+        // The six counts (ic and the five query sections).
+        g1 + g2 + 6 * 4
+    }
+}
+
+/// Synthesizes `circuit`'s constraints and evaluates its QAP at the secrets' `tau`.
+pub fn setup_scalars<C: Circuit<Scalar>>(
+    circuit: C,
+    secrets: &SetupSecrets,
+) -> Result<SetupScalars, ProverError> {
     let SetupSecrets {
-        g1,
-        g2,
         alpha,
         beta,
         gamma,
         delta,
         tau,
+        ..
     } = *secrets;
     let mut cs = KeypairAssembly::default();
     cs.alloc_input(|| "one", || Ok(Scalar::ONE))?;
@@ -247,7 +295,7 @@ pub fn generate_parameters<C: Circuit<Scalar>>(
         // tau is a root of unity of the domain: the setup would be degenerate.
         return Err(SynthesisError::UnexpectedIdentity.into());
     }
-    let h_scalars: Vec<Scalar> = powers[..n - 1]
+    let h: Vec<Scalar> = powers[..n - 1]
         .par_iter()
         .map(|p| *p * z_tau * delta_inv)
         .collect();
@@ -278,8 +326,12 @@ pub fn generate_parameters<C: Circuit<Scalar>>(
             }
             (u, v, k)
         };
-    let (u_in, v_in, ic_scalars) = evaluate(&cs.inputs, gamma_inv);
-    let (u_aux, v_aux, l_scalars) = evaluate(&cs.aux, delta_inv);
+    let (u_in, v_in, ic) = evaluate(&cs.inputs, gamma_inv);
+    let (u_aux, v_aux, l) = evaluate(&cs.aux, delta_inv);
+    // The columns are the largest thing here (tens of GB for a 32 GiB PoRep): gone before
+    // the points are made.
+    drop(cs);
+    drop(lagrange);
 
     let nonzero = |u: &[Scalar], rest: &[Scalar]| -> Vec<Scalar> {
         u.iter()
@@ -288,35 +340,126 @@ pub fn generate_parameters<C: Circuit<Scalar>>(
             .filter(|s| !bool::from(s.is_zero()))
             .collect()
     };
-    let a_scalars = nonzero(&u_in, &u_aux);
-    let b_scalars = nonzero(&v_in, &v_aux);
+    Ok(SetupScalars {
+        secrets: *secrets,
+        ic,
+        h,
+        l,
+        a: nonzero(&u_in, &u_aux),
+        b: nonzero(&v_in, &v_aux),
+    })
+}
 
-    let g1_table = FixedBaseTable::new(g1);
-    let g2_table = FixedBaseTable::new(g2);
-    let vk = VerifyingKey {
-        alpha_g1: (g1 * alpha).to_affine(),
-        beta_g1: (g1 * beta).to_affine(),
-        beta_g2: (g2 * beta).to_affine(),
-        gamma_g2: (g2 * gamma).to_affine(),
-        delta_g1: (g1 * delta).to_affine(),
-        delta_g2: (g2 * delta).to_affine(),
-        ic: multiplier.mul_g1(&g1_table, &ic_scalars)?,
-    };
-    let params = Parameters {
-        vk,
-        h: multiplier.mul_g1(&g1_table, &h_scalars)?,
-        l: multiplier.mul_g1(&g1_table, &l_scalars)?,
-        a: multiplier.mul_g1(&g1_table, &a_scalars)?,
-        b_g1: multiplier.mul_g1(&g1_table, &b_scalars)?,
-        b_g2: multiplier.mul_g2(&g2_table, &b_scalars)?,
-    };
-    // A zero scalar in ic, l or h would put the point at infinity in the file, which every
-    // reader rejects; it only happens with a degenerate circuit or astronomically bad luck.
-    let has_infinity = |points: &[G1Affine]| points.iter().any(|p| bool::from(p.is_identity()));
-    if has_infinity(&params.vk.ic) || has_infinity(&params.l) || has_infinity(&params.h) {
+impl SetupScalars {
+    pub fn counts(&self) -> SectionCounts {
+        SectionCounts {
+            ic: self.ic.len(),
+            h: self.h.len(),
+            l: self.l.len(),
+            a: self.a.len(),
+            b_g1: self.b.len(),
+            b_g2: self.b.len(),
+        }
+    }
+
+    /// The verifying key (its `ic` multiplied by `multiplier`).
+    pub fn verifying_key(
+        &self,
+        multiplier: &dyn FixedBaseMultiplier,
+    ) -> Result<VerifyingKey, ProverError> {
+        let SetupSecrets {
+            g1,
+            g2,
+            alpha,
+            beta,
+            gamma,
+            delta,
+            ..
+        } = self.secrets;
+        let vk = VerifyingKey {
+            alpha_g1: (g1 * alpha).to_affine(),
+            beta_g1: (g1 * beta).to_affine(),
+            beta_g2: (g2 * beta).to_affine(),
+            gamma_g2: (g2 * gamma).to_affine(),
+            delta_g1: (g1 * delta).to_affine(),
+            delta_g2: (g2 * delta).to_affine(),
+            ic: multiplier.mul_g1(&FixedBaseTable::new(g1), &self.ic)?,
+        };
+        no_infinity(&vk.ic)?;
+        Ok(vk)
+    }
+
+    /// Every point, in memory.
+    pub fn parameters(
+        &self,
+        multiplier: &dyn FixedBaseMultiplier,
+    ) -> Result<Parameters, ProverError> {
+        let g1_table = FixedBaseTable::new(self.secrets.g1);
+        let g2_table = FixedBaseTable::new(self.secrets.g2);
+        let params = Parameters {
+            vk: self.verifying_key(multiplier)?,
+            h: multiplier.mul_g1(&g1_table, &self.h)?,
+            l: multiplier.mul_g1(&g1_table, &self.l)?,
+            a: multiplier.mul_g1(&g1_table, &self.a)?,
+            b_g1: multiplier.mul_g1(&g1_table, &self.b)?,
+            b_g2: multiplier.mul_g2(&g2_table, &self.b)?,
+        };
+        no_infinity(&params.l)?;
+        no_infinity(&params.h)?;
+        Ok(params)
+    }
+
+    /// Writes the parameter file whose verifying key is `vk` (from
+    /// [`SetupScalars::verifying_key`]) to `w`, `chunk_points` points made and written at a
+    /// time: the memory held is these scalars and one chunk of points, whatever the file's
+    /// size. The bytes are those of [`crate::params::write_parameters`] over
+    /// [`SetupScalars::parameters`]. Each section's scalars are dropped once written.
+    pub fn write_parameters<W: std::io::Write>(
+        self,
+        vk: &VerifyingKey,
+        multiplier: &dyn FixedBaseMultiplier,
+        w: W,
+        chunk_points: usize,
+    ) -> Result<W, ProverError> {
+        let chunk_points = chunk_points.max(1);
+        let g1_table = FixedBaseTable::new(self.secrets.g1);
+        let SetupScalars { h, l, a, b, .. } = self;
+        let mut out = ParametersWriter::new(vk, w)?;
+        // h and l may not hold the point at infinity; a and b leave zero scalars out.
+        let mut g1_section = |name, scalars: &[Scalar], finite: bool| -> Result<(), ProverError> {
+            out.begin_section(name, scalars.len())?;
+            for chunk in scalars.chunks(chunk_points) {
+                let points = multiplier.mul_g1(&g1_table, chunk)?;
+                if finite {
+                    no_infinity(&points)?;
+                }
+                out.write_g1(&points)?;
+            }
+            Ok(())
+        };
+        g1_section("h", &h, true)?;
+        drop(h);
+        g1_section("l", &l, true)?;
+        drop(l);
+        g1_section("a", &a, false)?;
+        drop(a);
+        g1_section("b_g1", &b, false)?;
+        let g2_table = FixedBaseTable::new(self.secrets.g2);
+        out.begin_section("b_g2", b.len())?;
+        for chunk in b.chunks(chunk_points) {
+            out.write_g2(&multiplier.mul_g2(&g2_table, chunk)?)?;
+        }
+        Ok(out.finish()?)
+    }
+}
+
+/// A zero scalar in ic, l or h would put the point at infinity in the file, which every
+/// reader rejects; it only happens with a degenerate circuit or astronomically bad luck.
+fn no_infinity(points: &[G1Affine]) -> Result<(), ProverError> {
+    if points.iter().any(|p| bool::from(p.is_identity())) {
         return Err(SynthesisError::UnexpectedIdentity.into());
     }
-    Ok(params)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -364,6 +507,28 @@ mod tests {
             let base = G2Projective::from(table.points()[1]);
             Ok(scalars.iter().map(|s| (base * s).to_affine()).collect())
         }
+    }
+
+    /// The file written chunk by chunk is the file of the parameters made in memory.
+    #[test]
+    fn streamed_parameters_are_the_same_file() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let circuit = MixCircuit::new(7, 0.6, 2);
+        let secrets = SetupSecrets::random(&mut rng);
+        let params = generate_parameters(circuit.clone(), &secrets, &CpuFixedBase).unwrap();
+        let mut whole = Vec::new();
+        crate::params::write_parameters(&params, &mut whole).unwrap();
+        let scalars = setup_scalars(circuit, &secrets).unwrap();
+        let counts = scalars.counts();
+        assert_eq!(counts.file_bytes(), whole.len() as u64);
+        assert_eq!((counts.h, counts.l), (params.h.len(), params.l.len()));
+        let vk = scalars.verifying_key(&CpuFixedBase).unwrap();
+        assert_eq!(vk, params.vk);
+        // 10 points a chunk: every section ends in a partial chunk.
+        let streamed = scalars
+            .write_parameters(&vk, &CpuFixedBase, Vec::new(), 10)
+            .unwrap();
+        assert_eq!(streamed, whole);
     }
 
     #[test]

@@ -346,16 +346,23 @@ pub fn read_parameters_file(path: &Path, checked: bool) -> Result<Parameters, Pa
 
 /// Writes a section's count and points; the points of each chunk are encoded in parallel.
 fn write_section<P: FilePoint, W: Write>(w: &mut W, points: &[P]) -> io::Result<()> {
-    let count = u32::try_from(points.len()).map_err(|_| {
+    write_count(w, points.len())?;
+    write_points(w, points)
+}
+
+/// A section's count, as the format's big-endian u32.
+fn write_count<W: Write>(w: &mut W, count: usize) -> io::Result<()> {
+    let count = u32::try_from(count).map_err(|_| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
-            format!(
-                "{} points do not fit the format's 32-bit count",
-                points.len()
-            ),
+            format!("{count} points do not fit the format's 32-bit count"),
         )
     })?;
-    w.write_all(&count.to_be_bytes())?;
+    w.write_all(&count.to_be_bytes())
+}
+
+/// Uncompressed points, each chunk encoded in parallel.
+fn write_points<P: FilePoint, W: Write>(w: &mut W, points: &[P]) -> io::Result<()> {
     let mut raw = vec![0u8; points.len().min(CHUNK_POINTS) * P::SIZE];
     for chunk in points.chunks(CHUNK_POINTS) {
         let bytes = &mut raw[..chunk.len() * P::SIZE];
@@ -367,6 +374,127 @@ fn write_section<P: FilePoint, W: Write>(w: &mut W, points: &[P]) -> io::Result<
         w.write_all(bytes)?;
     }
     Ok(())
+}
+
+/// The query sections in file order, with the group their points are in.
+const STREAMED_SECTIONS: [(&str, bool); 5] = [
+    ("h", false),
+    ("l", false),
+    ("a", false),
+    ("b_g1", false),
+    ("b_g2", true),
+];
+
+/// Writes a parameter file as its points are made, so that a file larger than memory (a
+/// 32 GiB PoRep's is about 47 GB) never has to be held whole: the verifying key first, then
+/// each query section in file order (h, l, a, b_g1, b_g2), announced with its count and then
+/// given its points in any number of pieces. The bytes are those [`write_parameters`] writes
+/// for the same points; writing out of order, more or fewer points than announced, or
+/// finishing early is an `InvalidInput` error, never a malformed file.
+pub struct ParametersWriter<W: Write> {
+    w: BufWriter<W>,
+    /// The index in [`STREAMED_SECTIONS`] of the section being written, if one is begun.
+    section: Option<usize>,
+    /// Points announced for the current section, and written so far.
+    announced: usize,
+    written: usize,
+}
+
+impl<W: Write> ParametersWriter<W> {
+    /// Starts the file with its verifying key.
+    pub fn new(vk: &VerifyingKey, w: W) -> io::Result<Self> {
+        let mut w = BufWriter::with_capacity(WRITE_BUFFER_BYTES, w);
+        write_vk_to(vk, &mut w)?;
+        Ok(ParametersWriter {
+            w,
+            section: None,
+            announced: 0,
+            written: 0,
+        })
+    }
+
+    /// Begins the next section, which will hold `count` points.
+    pub fn begin_section(&mut self, name: &str, count: usize) -> io::Result<()> {
+        self.check_complete()?;
+        let next = self.section.map_or(0, |s| s + 1);
+        match STREAMED_SECTIONS.get(next) {
+            Some((expected, _)) if *expected == name => {}
+            Some((expected, _)) => {
+                return Err(invalid(format!(
+                    "section `{name}` begun where the format has `{expected}`"
+                )))
+            }
+            None => return Err(invalid(format!("section `{name}` begun after b_g2"))),
+        }
+        write_count(&mut self.w, count)?;
+        self.section = Some(next);
+        self.announced = count;
+        self.written = 0;
+        Ok(())
+    }
+
+    /// The next points of the current G1 section (h, l, a or b_g1).
+    pub fn write_g1(&mut self, points: &[G1Affine]) -> io::Result<()> {
+        self.check_room(false, points.len())?;
+        write_points(&mut self.w, points)?;
+        self.written += points.len();
+        Ok(())
+    }
+
+    /// The next points of b_g2.
+    pub fn write_g2(&mut self, points: &[G2Affine]) -> io::Result<()> {
+        self.check_room(true, points.len())?;
+        write_points(&mut self.w, points)?;
+        self.written += points.len();
+        Ok(())
+    }
+
+    /// Flushes the file once every section is complete, and gives the writer back.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.check_complete()?;
+        if self.section != Some(STREAMED_SECTIONS.len() - 1) {
+            return Err(invalid("the file was finished before b_g2".into()));
+        }
+        self.w.flush()?;
+        self.w.into_inner().map_err(|e| e.into_error())
+    }
+
+    fn check_room(&self, g2: bool, more: usize) -> io::Result<()> {
+        let Some(section) = self.section else {
+            return Err(invalid(
+                "points written before any section was begun".into(),
+            ));
+        };
+        let (name, is_g2) = STREAMED_SECTIONS[section];
+        if is_g2 != g2 {
+            return Err(invalid(format!(
+                "{} points written into section `{name}`",
+                if g2 { "G2" } else { "G1" }
+            )));
+        }
+        if self.written + more > self.announced {
+            return Err(invalid(format!(
+                "section `{name}` announced {} points; {} written",
+                self.announced,
+                self.written + more
+            )));
+        }
+        Ok(())
+    }
+
+    fn check_complete(&self) -> io::Result<()> {
+        match self.section {
+            Some(section) if self.written != self.announced => Err(invalid(format!(
+                "section `{}` announced {} points but got {}",
+                STREAMED_SECTIONS[section].0, self.announced, self.written
+            ))),
+            _ => Ok(()),
+        }
+    }
+}
+
+fn invalid(message: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, message)
 }
 
 fn write_vk_to<W: Write>(vk: &VerifyingKey, w: &mut W) -> io::Result<()> {
@@ -459,6 +587,77 @@ mod tests {
             other => panic!("unexpected error {other:?}"),
         }
         assert!(dst[..200].iter().all(|p| *p == g));
+    }
+
+    #[test]
+    fn the_streaming_writer_writes_the_same_bytes_and_refuses_misuse() {
+        let g1 = G1Affine::from(blstrs::G1Projective::generator());
+        let g2 = G2Affine::from(blstrs::G2Projective::generator());
+        let double = G1Affine::from(blstrs::G1Projective::generator().double());
+        let vk = VerifyingKey {
+            alpha_g1: g1,
+            beta_g1: double,
+            beta_g2: g2,
+            gamma_g2: g2,
+            delta_g1: g1,
+            delta_g2: g2,
+            ic: vec![g1, double],
+        };
+        let params = Parameters {
+            vk: vk.clone(),
+            h: vec![g1, double, g1],
+            l: vec![double],
+            a: vec![],
+            b_g1: vec![g1, g1],
+            b_g2: vec![g2, g2],
+        };
+        let mut whole = Vec::new();
+        write_parameters(&params, &mut whole).unwrap();
+        let mut w = ParametersWriter::new(&vk, Vec::new()).unwrap();
+        w.begin_section("h", 3).unwrap();
+        w.write_g1(&params.h[..1]).unwrap();
+        w.write_g1(&params.h[1..]).unwrap();
+        w.begin_section("l", 1).unwrap();
+        w.write_g1(&params.l).unwrap();
+        w.begin_section("a", 0).unwrap();
+        w.begin_section("b_g1", 2).unwrap();
+        w.write_g1(&params.b_g1).unwrap();
+        w.begin_section("b_g2", 2).unwrap();
+        w.write_g2(&params.b_g2).unwrap();
+        assert_eq!(w.finish().unwrap(), whole);
+
+        let started = || {
+            let mut w = ParametersWriter::new(&vk, Vec::new()).unwrap();
+            w.begin_section("h", 2).unwrap();
+            w
+        };
+        let misuse: [(
+            &str,
+            Box<dyn Fn(&mut ParametersWriter<Vec<u8>>) -> io::Result<()>>,
+        ); 5] = [
+            ("too many", Box::new(|w| w.write_g1(&[g1, g1, g1]))),
+            ("wrong group", Box::new(|w| w.write_g2(&[g2]))),
+            ("section left short", Box::new(|w| w.begin_section("l", 0))),
+            (
+                "out of order",
+                Box::new(|w| {
+                    w.write_g1(&[g1, g1])?;
+                    w.begin_section("a", 0)
+                }),
+            ),
+            (
+                "unknown section",
+                Box::new(|w| {
+                    w.write_g1(&[g1, g1])?;
+                    w.begin_section("k", 0)
+                }),
+            ),
+        ];
+        for (what, wrong) in misuse {
+            let err = wrong(&mut started()).unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{what}: {err}");
+        }
+        assert!(started().finish().is_err(), "finished before b_g2");
     }
 
     #[test]

@@ -22,7 +22,7 @@ mod mmap;
 
 pub use self::io::{
     read_parameters, read_parameters_file, read_verifying_key, write_parameters,
-    write_verifying_key,
+    write_verifying_key, ParametersWriter,
 };
 pub use self::mmap::{read_parameters_mmap, read_parameters_mmap_file};
 

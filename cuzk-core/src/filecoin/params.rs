@@ -18,10 +18,9 @@ use bellpepper_core::Circuit;
 #[cfg(feature = "cuda")]
 use bellperson_lite::generator::GpuFixedBase;
 use bellperson_lite::generator::{
-    generate_parameters as generate_circuit_parameters, CpuFixedBase, FixedBaseMultiplier,
-    FixedBaseTable, SetupSecrets,
+    setup_scalars, CpuFixedBase, FixedBaseMultiplier, FixedBaseTable, SetupSecrets,
 };
-use bellperson_lite::params::{write_parameters, write_verifying_key};
+use bellperson_lite::params::write_verifying_key;
 use bellperson_lite::ProverError;
 use bellperson_lite::Scalar;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective};
@@ -63,7 +62,17 @@ pub struct GeneratedParameters {
     /// and when a GPU failure handed them to the CPU part-way).
     pub on_gpu: bool,
     pub elapsed: Duration,
+    /// The `.params` file's size in bytes (0 when it was there already).
+    pub file_bytes: u64,
 }
+
+/// Points made and written at a time: 400 MB of G1 (800 MB of G2) in flight, whatever the
+/// file's size, and large enough that the GPU's share of each call dominates its overhead.
+const CHUNK_POINTS: usize = 1 << 22;
+
+/// Space left free beside a new parameter file (the folder's file system may hold other
+/// things that grow while it is written).
+const DISK_MARGIN_BYTES: u64 = 1 << 30;
 
 /// Writes random parameters for `kinds` at `sector_size` into `folder`, skipping circuits
 /// whose `.params` file exists. Production sizes (32 and 64 GiB) are refused unless
@@ -91,6 +100,7 @@ pub fn generate_parameters<R: RngCore>(
         let started = Instant::now();
         let generated = !path.is_file();
         let mut on_gpu = false;
+        let mut file_bytes = 0;
         if generated {
             let multiplier = Multiplier::new(options.cpu_only);
             let generate = GenerateOne {
@@ -100,7 +110,7 @@ pub fn generate_parameters<R: RngCore>(
                 sector_size,
                 multiplier: &multiplier,
             };
-            by_shape!(sector_size, generate_kind(kind, &generate, &mut *rng))?;
+            file_bytes = by_shape!(sector_size, generate_kind(kind, &generate, &mut *rng))?;
             on_gpu = multiplier.used_gpu();
         }
         done.push(GeneratedParameters {
@@ -109,6 +119,7 @@ pub fn generate_parameters<R: RngCore>(
             generated,
             on_gpu,
             elapsed: started.elapsed(),
+            file_bytes,
         });
     }
     Ok(done)
@@ -200,12 +211,12 @@ impl FixedBaseMultiplier for Multiplier {
 }
 
 /// The blank circuit of `kind` (the representative registered proof of each, as in
-/// [`CircuitKind::cache_identifier`]) through [`GenerateOne::write`].
+/// [`CircuitKind::cache_identifier`]) through [`GenerateOne::write`]; the `.params` file's size.
 fn generate_kind<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
     kind: CircuitKind,
     out: &GenerateOne<'_>,
     rng: &mut dyn RngCore,
-) -> Result<(), FilecoinError> {
+) -> Result<u64, FilecoinError> {
     let position = registry::SECTOR_SIZES
         .iter()
         .position(|&(size, _)| size == out.sector_size)
@@ -251,20 +262,48 @@ fn generate_kind<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
 impl GenerateOne<'_> {
     /// Generates and writes the three files, each through a temporary name and a rename, so
     /// that a reader never sees half a file; the `.params` file goes last, since its presence
-    /// is what marks the set as done.
+    /// is what marks the set as done. Its points are made and written a chunk at a time, so a
+    /// production-size file (about 47 GB for a 32 GiB PoRep) is never held in memory; the
+    /// folder's free space is checked for it first. Returns its size.
     fn write<C: Circuit<Scalar>>(
         &self,
         circuit: C,
         mut rng: &mut dyn RngCore,
-    ) -> Result<(), FilecoinError> {
+    ) -> Result<u64, FilecoinError> {
+        let failed = |e: ProverError| FilecoinError::Generate {
+            circuit_id: self.circuit_id.to_string(),
+            reason: e.to_string(),
+        };
         let secrets = SetupSecrets::random(&mut rng);
-        let params =
-            generate_circuit_parameters(circuit, &secrets, self.multiplier).map_err(|e| {
-                FilecoinError::Generate {
-                    circuit_id: self.circuit_id.to_string(),
-                    reason: e.to_string(),
-                }
-            })?;
+        let synthesized = Instant::now();
+        let scalars = setup_scalars(circuit, &secrets).map_err(failed)?;
+        let counts = scalars.counts();
+        let file_bytes = counts.file_bytes();
+        let free = fs2::available_space(self.folder).map_err(|source| FilecoinError::Io {
+            path: self.folder.to_path_buf(),
+            source,
+        })?;
+        tracing::info!(
+            circuit = self.circuit_id,
+            domain = counts.h + 1,
+            aux = counts.l,
+            file_gb = file_bytes as f64 / 1e9,
+            free_gb = free as f64 / 1e9,
+            synthesis_and_qap_s = synthesized.elapsed().as_secs_f64(),
+            "parameters: circuit evaluated, writing the file"
+        );
+        if free < file_bytes + DISK_MARGIN_BYTES {
+            return Err(FilecoinError::Generate {
+                circuit_id: self.circuit_id.to_string(),
+                reason: format!(
+                    "its .params file needs {:.1} GB and {} has {:.1} GB free",
+                    file_bytes as f64 / 1e9,
+                    self.folder.display(),
+                    free as f64 / 1e9
+                ),
+            });
+        }
+        let vk = scalars.verifying_key(self.multiplier).map_err(failed)?;
         let meta = serde_json::to_vec(&CacheEntryMetadata {
             sector_size: self.sector_size,
         })
@@ -272,31 +311,51 @@ impl GenerateOne<'_> {
             circuit_id: self.circuit_id.to_string(),
             reason: e.to_string(),
         })?;
-        self.write_file(&self.files.metadata, |f| f.write_all(&meta))?;
-        self.write_file(&self.files.verifying_key, |f| {
-            write_verifying_key(&params.vk, f)
+        let io = |name: &str| {
+            let path = self.folder.join(name);
+            move |source| FilecoinError::Io { path, source }
+        };
+        self.write_file(&self.files.metadata, |f| {
+            f.write_all(&meta).map_err(io(&self.files.metadata))
         })?;
-        self.write_file(&self.files.params, |f| write_parameters(&params, f))
+        self.write_file(&self.files.verifying_key, |f| {
+            write_verifying_key(&vk, f).map_err(io(&self.files.verifying_key))
+        })?;
+        self.write_file(&self.files.params, |f| {
+            match scalars.write_parameters(&vk, self.multiplier, f, CHUNK_POINTS) {
+                Ok(_) => Ok(()),
+                Err(ProverError::WriteParameters(source)) => Err(io(&self.files.params)(source)),
+                Err(other) => Err(failed(other)),
+            }
+        })?;
+        Ok(file_bytes)
     }
 
+    /// Writes the file `name` through a temporary one, renamed into place once `write` has
+    /// filled it and it is on disk; on any failure the temporary file is removed.
     fn write_file(
         &self,
         name: &str,
-        write: impl FnOnce(&mut fs::File) -> std::io::Result<()>,
+        write: impl FnOnce(&mut fs::File) -> Result<(), FilecoinError>,
     ) -> Result<(), FilecoinError> {
         let path = self.folder.join(name);
         let temporary = self
             .folder
             .join(format!(".{name}.{}.partial", std::process::id()));
-        let result = (|| {
-            let mut file = fs::File::create(&temporary)?;
-            write(&mut file)?;
-            file.sync_all()?;
-            fs::rename(&temporary, &path)
-        })();
-        result.map_err(|source| {
+        let io = |source| FilecoinError::Io {
+            path: path.clone(),
+            source,
+        };
+        let result = fs::File::create(&temporary)
+            .map_err(io)
+            .and_then(|mut file| {
+                write(&mut file)?;
+                file.sync_all().map_err(io)
+            })
+            .and_then(|()| fs::rename(&temporary, &path).map_err(io));
+        if result.is_err() {
             let _ = fs::remove_file(&temporary);
-            FilecoinError::Io { path, source }
-        })
+        }
+        result
     }
 }
