@@ -15,13 +15,16 @@
 //! - `tree`: [`SparseTree`], a Merkle tree of a few set leaves in storage-proofs' shapes.
 //! - `porep`: [`porep`], a commit-phase-1 output ([`SyntheticPoRep`]).
 //! - `post`: [`post`], WinningPoSt and WindowPoSt vanilla proofs ([`SyntheticPoSt`]).
+//! - `snap`: [`snap`], SnapDeals (empty sector update) partition proofs ([`SyntheticSnap`]).
 
 mod porep;
 mod post;
+mod snap;
 mod tree;
 
 pub use self::porep::{porep, porep_of_size, SyntheticPoRep};
 pub use self::post::{post, post_of_size, SyntheticPoSt};
+pub use self::snap::{snap, snap_of_size, SyntheticSnap};
 pub use self::tree::{shape_arities, SparseTree};
 
 use filecoin_hashers::Domain;

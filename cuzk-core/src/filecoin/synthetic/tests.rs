@@ -14,7 +14,7 @@ use storage_proofs_core::proof::ProofScheme;
 use storage_proofs_porep::stacked::{self, StackedCompound, StackedDrg};
 
 use super::*;
-use crate::filecoin::{FilecoinError, FilecoinJob, PoRepRequest, PoStRequest};
+use crate::filecoin::{FilecoinError, FilecoinJob, PoRepRequest, PoStRequest, SnapRequest};
 
 fn options(seed: u64) -> SynthOptions {
     SynthOptions {
@@ -224,4 +224,162 @@ fn window_post_32gib_partition_verifies() {
         FilecoinJob::window_post_partition(&post_request(&synthetic, &synthetic.vanilla_proofs))
             .unwrap();
     assert_eq!(job.circuit_id, "wpost-32g");
+}
+
+fn snap_request<'a>(synthetic: &'a SyntheticSnap, proofs: &'a [Vec<u8>]) -> SnapRequest<'a> {
+    SnapRequest {
+        registered_proof: synthetic.registered_proof_number(),
+        sector_size: 0,
+        vanilla_proofs: proofs,
+        comm_r_old: &synthetic.comm_r_old,
+        comm_r_new: &synthetic.comm_r_new,
+        comm_d_new: &synthetic.comm_d_new,
+    }
+}
+
+/// Runs cuzk's intake (storage-proofs-update's verifier, then the circuits) and expects a
+/// refusal for failing verification.
+fn expect_vanilla_refusal(synthetic: &SyntheticSnap, proofs: &[Vec<u8>], what: &str) {
+    match FilecoinJob::snap_deals_update(&snap_request(synthetic, proofs)) {
+        Err(FilecoinError::VanillaProof(_)) => {}
+        other => panic!(
+            "{what}: expected a vanilla proof error, got {:?}",
+            other.map(|j| j.partitions.len())
+        ),
+    }
+}
+
+fn check_snap(sector_size: u64, partitions: usize, circuit_id: &str) {
+    let synthetic = snap_of_size(sector_size, &options(21)).unwrap();
+    assert_eq!(
+        u64::from(synthetic.registered_proof.sector_size()),
+        sector_size
+    );
+    assert_eq!(synthetic.vanilla_proofs.len(), partitions);
+    let job = FilecoinJob::snap_deals_update(&snap_request(&synthetic, &synthetic.vanilla_proofs))
+        .unwrap();
+    assert_eq!(job.partitions.len(), partitions);
+    assert_eq!(job.circuit_id, circuit_id);
+
+    // The same seed makes the same bytes; another seed another update.
+    let again = snap_of_size(sector_size, &options(21)).unwrap();
+    assert_eq!(again.vanilla_proofs, synthetic.vanilla_proofs);
+    assert_eq!(
+        (again.comm_r_old, again.comm_r_new, again.comm_d_new),
+        (
+            synthetic.comm_r_old,
+            synthetic.comm_r_new,
+            synthetic.comm_d_new
+        )
+    );
+    assert_ne!(
+        snap_of_size(sector_size, &options(22)).unwrap().comm_r_new,
+        synthetic.comm_r_new
+    );
+
+    // Another comm_d_new: the data paths no longer reach it, and rho changes with phi.
+    let mut wrong = snap_of_size(sector_size, &options(21)).unwrap();
+    wrong.comm_d_new[0] ^= 1;
+    expect_vanilla_refusal(&wrong, &synthetic.vanilla_proofs, "comm_d_new");
+    // Another comm_r_new: not H(comm_c, root_r_new), and other challenges.
+    let mut wrong = snap_of_size(sector_size, &options(21)).unwrap();
+    wrong.comm_r_new[0] ^= 1;
+    expect_vanilla_refusal(&wrong, &synthetic.vanilla_proofs, "comm_r_new");
+    // Another comm_r_old.
+    let mut wrong = snap_of_size(sector_size, &options(21)).unwrap();
+    wrong.comm_r_old[0] ^= 1;
+    expect_vanilla_refusal(&wrong, &synthetic.vanilla_proofs, "comm_r_old");
+}
+
+#[test]
+fn snap_2kib_verifies() {
+    check_snap(2 << 10, 1, "snap-2k");
+}
+
+/// 8 MiB: four partitions, each proving its own quarter of the sector, so proofs in another
+/// order are refused.
+#[test]
+fn snap_8mib_verifies() {
+    check_snap(8 << 20, 4, "snap-8m");
+    let synthetic = snap(
+        filecoin_proofs_api::RegisteredUpdateProof::StackedDrg8MiBV1,
+        &options(23),
+    )
+    .unwrap();
+    let mut swapped = synthetic.vanilla_proofs.clone();
+    swapped.swap(0, 1);
+    expect_vanilla_refusal(&synthetic, &swapped, "partitions 0 and 1 swapped");
+}
+
+/// A 32 GiB update: 16 partitions of 86 challenges over trees of 2^30 leaves, whose opened
+/// leaves differ from rho-group to rho-group.
+#[test]
+fn snap_32gib_verifies() {
+    let started = std::time::Instant::now();
+    let synthetic = snap_of_size(32 << 30, &options(24)).unwrap();
+    let generated = started.elapsed();
+    let job = FilecoinJob::snap_deals_update(&snap_request(&synthetic, &synthetic.vanilla_proofs))
+        .unwrap();
+    assert_eq!(job.partitions.len(), 16);
+    assert_eq!(job.circuit_id, "snap-32g");
+    eprintln!(
+        "32 GiB update: generated in {generated:?}, verified and built in {:?}",
+        started.elapsed() - generated
+    );
+
+    let mut data_leaves = std::collections::BTreeSet::new();
+    for bytes in &synthetic.vanilla_proofs {
+        let proof: storage_proofs_update::PartitionProof<
+            filecoin_proofs::constants::SectorShape32GiB,
+        > = bincode::deserialize(bytes).unwrap();
+        assert_eq!(proof.challenge_proofs.len(), 86);
+        assert_eq!(proof.apex_leafs.len(), 128);
+        for challenge in &proof.challenge_proofs {
+            data_leaves.insert(storage_proofs_core::merkle::MerkleProofTrait::leaf(
+                &challenge.proof_d_new,
+            ));
+        }
+    }
+    assert!(
+        data_leaves.len() > 100,
+        "the opened data spans many rho-groups, not one value ({})",
+        data_leaves.len()
+    );
+}
+
+#[test]
+fn snap_of_an_unknown_size_is_refused() {
+    assert!(matches!(
+        snap_of_size(4096, &options(1)),
+        Err(FilecoinError::UnknownSectorSize(4096))
+    ));
+}
+
+/// The real update circuits of a synthetic update are satisfied, with the public inputs the
+/// intake derived (for the partitions `which` picks: each takes seconds at 8 MiB).
+fn check_snap_circuits(sector_size: u64, which: impl Fn(usize) -> bool) {
+    let synthetic = snap_of_size(sector_size, &options(25)).unwrap();
+    let job = FilecoinJob::snap_deals_update(&snap_request(&synthetic, &synthetic.vanilla_proofs))
+        .unwrap();
+    for (k, partition) in job.partitions.iter().enumerate().filter(|(k, _)| which(*k)) {
+        let assignment = partition.synthesize().unwrap();
+        assert_eq!(assignment.first_unsatisfied(), None, "partition {k}");
+        assert_eq!(
+            assignment.input_assignment[1..],
+            partition.public_inputs[..],
+            "partition {k}"
+        );
+    }
+}
+
+#[test]
+fn snap_2kib_circuit_is_satisfied() {
+    check_snap_circuits(2 << 10, |_| true);
+}
+
+/// The last of four partitions: its challenges carry partition bits, and h = 10 selects the
+/// rho of each of 1024 groups.
+#[test]
+fn snap_8mib_last_circuit_is_satisfied() {
+    check_snap_circuits(8 << 20, |k| k == 3);
 }
