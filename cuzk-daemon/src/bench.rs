@@ -28,7 +28,7 @@ const TIMELINE_SPANS: usize = 200_000;
 
 /// What `cuzk bench` was asked for.
 pub struct BenchArgs {
-    /// porep, winning-post, window-post.
+    /// porep, winning-post, window-post or snap.
     pub kind: String,
     pub sector_size: String,
     /// A commit-phase-1 output (porep) or a request file (`cuzk synth`'s PoSt output) to
@@ -170,8 +170,21 @@ fn bench_request(args: &BenchArgs, sector_size: u64) -> Result<proto::SubmitProo
                 ..Default::default()
             })
         }
-        ("winning-post" | "window-post", Some(path)) => {
+        ("winning-post" | "window-post" | "snap", Some(path)) => {
             crate::synth::RequestFile::read(path)?.to_request()
+        }
+        ("snap", None) => {
+            let made = synthetic::snap_of_size(sector_size, &options)?;
+            Ok(proto::SubmitProofRequest {
+                proof_kind: proto::ProofKind::SnapDealsUpdate as i32,
+                registered_proof: made.registered_proof_number(),
+                sector_size,
+                vanilla_proofs: made.vanilla_proofs,
+                comm_r_old: made.comm_r_old.to_vec(),
+                comm_r_new: made.comm_r_new.to_vec(),
+                comm_d_new: made.comm_d_new.to_vec(),
+                ..Default::default()
+            })
         }
         ("winning-post" | "window-post", None) => {
             let kind = if args.kind == "winning-post" {
@@ -194,7 +207,7 @@ fn bench_request(args: &BenchArgs, sector_size: u64) -> Result<proto::SubmitProo
                 ..Default::default()
             })
         }
-        (other, _) => bail!("unknown kind `{other}` (porep, winning-post or window-post)"),
+        (other, _) => bail!("unknown kind `{other}` (porep, winning-post, window-post or snap)"),
     }
 }
 
@@ -203,6 +216,7 @@ fn ensure_parameters(args: &BenchArgs, folder: &std::path::Path, sector_size: u6
     let kind = match args.kind.as_str() {
         "porep" => CircuitKind::PoRep,
         "winning-post" => CircuitKind::WinningPost,
+        "snap" => CircuitKind::SnapDeals,
         _ => CircuitKind::WindowPost,
     };
     let files = cuzk_core::filecoin::registry::ParameterFiles::of(kind, sector_size)?;
@@ -219,6 +233,7 @@ fn ensure_parameters(args: &BenchArgs, folder: &std::path::Path, sector_size: u6
             path.display()
         );
     }
+    crate::production_folder_check(folder, sector_size, false)?;
     println!(
         "parameters: generating {} (random: for benchmarks only, never for a network)",
         path.display()
@@ -236,9 +251,10 @@ fn ensure_parameters(args: &BenchArgs, folder: &std::path::Path, sector_size: u6
     )?;
     for set in done {
         println!(
-            "  {} generated in {:.1} s on the {}",
+            "  {} generated in {:.1} s ({:.2} GB, multiplied on the {})",
             set.circuit_id,
             set.elapsed.as_secs_f64(),
+            set.file_bytes as f64 / 1e9,
             if set.on_gpu { "GPU" } else { "CPU" }
         );
     }

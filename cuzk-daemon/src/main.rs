@@ -38,7 +38,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use cuzk_core::bellperson_lite::params::read_parameters_mmap;
 
@@ -123,8 +123,8 @@ enum Command {
     /// Write valid inputs for Filecoin's circuits at any sector size without sealing
     /// (benchmarks and tests; never for a chain).
     Synth {
-        /// porep (a commit-phase-1 output), winning-post or window-post (a request file for
-        /// `cuzk prove --request`).
+        /// porep (a commit-phase-1 output), winning-post, window-post or snap (a request file
+        /// for `cuzk prove --request`).
         kind: String,
         /// 2KiB, 8MiB, 512MiB, 32GiB or 64GiB.
         #[arg(long)]
@@ -146,14 +146,14 @@ enum Command {
     /// Benchmark this machine on Filecoin's circuits: synthetic inputs (or --input), the
     /// engine as `cuzk serve` runs it (same configuration file), jobs kept in flight.
     Bench {
-        /// porep, winning-post or window-post.
+        /// porep, winning-post, window-post or snap.
         #[arg(long)]
         kind: String,
         /// 2KiB, 8MiB, 512MiB, 32GiB or 64GiB.
         #[arg(long)]
         sector_size: String,
         /// Prove this input instead of a synthetic one: a commit-phase-1 output (porep) or a
-        /// request file from `cuzk synth` (PoSt).
+        /// request file from `cuzk synth` (the other kinds).
         #[arg(long)]
         input: Option<PathBuf>,
         /// porep --input: the sector's miner.
@@ -205,10 +205,13 @@ enum ParamsAction {
         #[arg(long)]
         unchecked: bool,
     },
-    /// Write random parameters for Filecoin circuits of a test sector size into the parameter
-    /// cache, under the names filecoin-proofs uses (files already there are kept).
+    /// Write random parameters for Filecoin circuits into a parameter folder, under the names
+    /// filecoin-proofs uses (files already there are kept). For test sector sizes, and for
+    /// production sizes with --force: those are not the network's parameters (no ceremony),
+    /// so they go into a folder of their own, never the parameter cache unless
+    /// --into-param-cache says so.
     Generate {
-        /// 2KiB, 8MiB or 512MiB (32GiB and 64GiB need --force).
+        /// 2KiB, 8MiB or 512MiB; 32GiB and 64GiB with --force and --param-cache.
         #[arg(long)]
         sector_size: String,
         /// Which circuits, comma-separated: porep, winning, wpost, snap (default: all).
@@ -222,10 +225,14 @@ enum ParamsAction {
         /// /var/tmp/filecoin-proof-parameters).
         #[arg(long)]
         param_cache: Option<PathBuf>,
-        /// Generate even for production sizes (a private network's parameters: real networks
-        /// use the published ones).
+        /// Generate even for production sizes (benchmarks or a private network's parameters:
+        /// real networks use the published ones).
         #[arg(long)]
         force: bool,
+        /// Allow production-size parameters into the default parameter cache, where a node
+        /// would take them for the network's.
+        #[arg(long)]
+        into_param_cache: bool,
         /// Multiply on the CPU even when built for and running on a GPU.
         #[arg(long)]
         cpu: bool,
@@ -382,13 +389,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     kinds,
                     param_cache,
                     force,
+                    into_param_cache,
                     cpu,
                 } => {
                     let options = cuzk_core::filecoin::GenerateOptions {
                         force,
                         cpu_only: cpu,
                     };
-                    params_generate(&sector_size, &kinds, param_cache, options)?
+                    params_generate(&sector_size, &kinds, param_cache, into_param_cache, options)?
                 }
             }
             Ok(ExitCode::SUCCESS)
@@ -587,10 +595,33 @@ fn params_info(path: &Path, checked: bool) -> Result<()> {
     Ok(())
 }
 
+/// Random parameters of a production size are refused in the default parameter cache (where
+/// node software would take them for the network's) unless the operator says so.
+fn production_folder_check(folder: &Path, sector_size: u64, allowed: bool) -> Result<()> {
+    if !cuzk_core::filecoin::registry::is_production_size(sector_size) || allowed {
+        return Ok(());
+    }
+    let cache = cuzk_core::Config::default().param_cache();
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    };
+    if same(folder, &cache) {
+        bail!(
+            "{} is the parameter cache: random {sector_size}-byte parameters there would be \
+             taken for the network's. Generate into a folder of their own (--param-cache DIR), \
+             or pass --into-param-cache if that is really meant",
+            folder.display()
+        );
+    }
+    Ok(())
+}
+
 fn params_generate(
     sector_size: &str,
     kinds: &[String],
     param_cache: Option<PathBuf>,
+    into_param_cache: bool,
     options: cuzk_core::filecoin::GenerateOptions,
 ) -> Result<()> {
     use cuzk_core::filecoin::{generate_parameters, parse_sector_size, CircuitKind, FilecoinError};
@@ -604,6 +635,9 @@ fn params_generate(
         })
         .collect::<Result<Vec<_>>>()?;
     let folder = param_cache.unwrap_or_else(|| cuzk_core::Config::default().param_cache());
+    if options.force {
+        production_folder_check(&folder, sector_size, into_param_cache)?;
+    }
     println!(
         "generating parameters for {sector_size}-byte sectors in {}",
         folder.display()
@@ -626,7 +660,8 @@ fn params_generate(
             set.path.display(),
             if set.generated {
                 format!(
-                    "generated in {:.1} s, multiplied on the {}",
+                    "{:.2} GB, generated in {:.1} s, multiplied on the {}",
+                    set.file_bytes as f64 / 1e9,
                     set.elapsed.as_secs_f64(),
                     if set.on_gpu { "GPU" } else { "CPU" }
                 )

@@ -4,7 +4,7 @@
 //!
 //! - PoRep: the commit-phase-1 output JSON (`seal_commit_phase2`'s input, and
 //!   `cuzk prove --kind porep --vanilla-proof FILE`).
-//! - WinningPoSt, WindowPoSt: a request file ([`RequestFile`]) holding every field of the
+//! - WinningPoSt, WindowPoSt, SnapDeals: a request file ([`RequestFile`]) holding every field of the
 //!   request, the vanilla proofs among them (`cuzk prove --request FILE`): a 32 GiB WindowPoSt
 //!   partition has 2349 of them.
 
@@ -21,7 +21,7 @@ use crate::proto;
 
 /// A request's fields in a file: what `cuzk synth` writes for the PoSt kinds and
 /// `cuzk submit --request` / `cuzk prove --request` send.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RequestFile {
     /// porep, snap, wpost or winning (as `--kind`).
@@ -41,6 +41,13 @@ pub struct RequestFile {
     /// PoSt and SnapDeals: the vanilla proofs, base64 (standard alphabet, padded).
     #[serde(default)]
     pub vanilla_proofs: Vec<String>,
+    /// SnapDeals: the commitments, 64 hex digits each.
+    #[serde(default)]
+    pub comm_r_old: String,
+    #[serde(default)]
+    pub comm_r_new: String,
+    #[serde(default)]
+    pub comm_d_new: String,
 }
 
 impl RequestFile {
@@ -53,11 +60,12 @@ impl RequestFile {
     /// The wire request (priority and request id are the caller's).
     pub fn to_request(&self) -> Result<proto::SubmitProofRequest> {
         let kind = crate::client::kind_from_name(&self.kind)?;
-        let randomness = if self.randomness.is_empty() {
-            Vec::new()
-        } else {
-            crate::client::decode_hex(&self.randomness)
-                .context("the request file's randomness must be 64 hex digits")?
+        let hex = |value: &str, what: &str| -> Result<Vec<u8>> {
+            if value.is_empty() {
+                return Ok(Vec::new());
+            }
+            crate::client::decode_hex(value)
+                .with_context(|| format!("the request file's {what} must be 64 hex digits"))
         };
         let vanilla_proofs = self
             .vanilla_proofs
@@ -76,8 +84,11 @@ impl RequestFile {
             miner_id: self.miner_id,
             sector_number: self.sector_number,
             partition_index: self.partition_index,
-            randomness,
+            randomness: hex(&self.randomness, "randomness")?,
             vanilla_proofs,
+            comm_r_old: hex(&self.comm_r_old, "comm_r_old")?,
+            comm_r_new: hex(&self.comm_r_new, "comm_r_new")?,
+            comm_d_new: hex(&self.comm_d_new, "comm_d_new")?,
             ..Default::default()
         })
     }
@@ -85,7 +96,7 @@ impl RequestFile {
 
 /// What `cuzk synth` was asked for.
 pub struct SynthArgs {
-    /// porep, winning-post or window-post.
+    /// porep, winning-post, window-post or snap.
     pub kind: String,
     pub sector_size: String,
     pub out: PathBuf,
@@ -144,12 +155,9 @@ pub fn run(args: &SynthArgs) -> Result<()> {
                 miner_id: made.miner_id,
                 sector_number: 0,
                 partition_index: 0,
-                randomness: made.randomness.iter().map(|b| format!("{b:02x}")).collect(),
-                vanilla_proofs: made
-                    .vanilla_proofs
-                    .iter()
-                    .map(|p| base64::engine::general_purpose::STANDARD.encode(p))
-                    .collect(),
+                randomness: hex(&made.randomness),
+                vanilla_proofs: base64_all(&made.vanilla_proofs),
+                ..RequestFile::default()
             };
             let json = serde_json::to_vec(&file)?;
             write(&args.out, &json)?;
@@ -164,13 +172,48 @@ pub fn run(args: &SynthArgs) -> Result<()> {
             );
             println!("prove it: cuzk prove --request {}", args.out.display());
         }
-        "snap" => bail!(
-            "synthetic SnapDeals updates are not generated yet (porep, winning-post and \
-             window-post are)"
-        ),
-        other => bail!("unknown kind `{other}` (porep, winning-post or window-post)"),
+        "snap" => {
+            if args.sectors.is_some() {
+                bail!("--sectors is for window-post (an update is one sector)");
+            }
+            let made = synthetic::snap_of_size(sector_size, &args.options)?;
+            let file = RequestFile {
+                kind: "snap".into(),
+                registered_proof: made.registered_proof_number(),
+                sector_size,
+                vanilla_proofs: base64_all(&made.vanilla_proofs),
+                comm_r_old: hex(&made.comm_r_old),
+                comm_r_new: hex(&made.comm_r_new),
+                comm_d_new: hex(&made.comm_d_new),
+                ..RequestFile::default()
+            };
+            let json = serde_json::to_vec(&file)?;
+            write(&args.out, &json)?;
+            println!(
+                "{}: SnapDeals request for a synthetic {} sector update ({} partitions, {} \
+                 bytes, {:.1} s)",
+                args.out.display(),
+                args.sector_size,
+                made.vanilla_proofs.len(),
+                json.len(),
+                started.elapsed().as_secs_f64()
+            );
+            println!("prove it: cuzk prove --request {}", args.out.display());
+        }
+        other => bail!("unknown kind `{other}` (porep, winning-post, window-post or snap)"),
     }
     Ok(())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn base64_all(blobs: &[Vec<u8>]) -> Vec<String> {
+    blobs
+        .iter()
+        .map(|p| base64::engine::general_purpose::STANDARD.encode(p))
+        .collect()
 }
 
 /// Writes `bytes` to `path` through a temporary file beside it, so a reader never sees half
