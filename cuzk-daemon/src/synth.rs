@@ -41,6 +41,10 @@ pub struct RequestFile {
     /// PoSt and SnapDeals: the vanilla proofs, base64 (standard alphabet, padded).
     #[serde(default)]
     pub vanilla_proofs: Vec<String>,
+    /// PoSt: each sector's number and comm_r (64 hex digits). Not sent: what a verifier of
+    /// the proof is given.
+    #[serde(default)]
+    pub sectors: Vec<SectorCommitment>,
     /// SnapDeals: the commitments, 64 hex digits each.
     #[serde(default)]
     pub comm_r_old: String,
@@ -48,6 +52,14 @@ pub struct RequestFile {
     pub comm_r_new: String,
     #[serde(default)]
     pub comm_d_new: String,
+}
+
+/// A PoSt sector as its verifier knows it.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SectorCommitment {
+    pub sector_number: u64,
+    pub comm_r: String,
 }
 
 impl RequestFile {
@@ -157,6 +169,14 @@ pub fn run(args: &SynthArgs) -> Result<()> {
                 partition_index: 0,
                 randomness: hex(&made.randomness),
                 vanilla_proofs: base64_all(&made.vanilla_proofs),
+                sectors: made
+                    .sectors
+                    .iter()
+                    .map(|(number, comm_r)| SectorCommitment {
+                        sector_number: *number,
+                        comm_r: hex(comm_r),
+                    })
+                    .collect(),
                 ..RequestFile::default()
             };
             let json = serde_json::to_vec(&file)?;

@@ -18,6 +18,7 @@ use rand::SeedableRng;
 use rayon::prelude::*;
 use storage_proofs_post::fallback::{Proof, SectorProof};
 
+use super::porep::commitment;
 use super::tree::{hash2, synthetic_error, SparseTree};
 use super::{random_domain, SynthOptions};
 use crate::filecoin::registry::{current_post_proof, post_proof_number, prover_id};
@@ -32,6 +33,9 @@ pub struct SyntheticPoSt {
     pub randomness: [u8; 32],
     /// One bincode `FallbackPoStSectorProof` per sector, in sector order.
     pub vanilla_proofs: Vec<Vec<u8>>,
+    /// Each sector's number and comm_r, in the same order: what a verifier of the PoSt is
+    /// given.
+    pub sectors: Vec<(u64, [u8; 32])>,
 }
 
 impl SyntheticPoSt {
@@ -120,22 +124,25 @@ fn post_of_shape<Tree: 'static + MerkleTreeTrait>(
             })?;
             sector_proof::<Tree>(*id, leaves, leaf_count, seed)
         })
-        .collect::<Result<_, FilecoinError>>()?;
+        .collect::<Result<Vec<_>, FilecoinError>>()?;
+    let (vanilla_proofs, comm_rs): (Vec<_>, Vec<_>) = vanilla_proofs.into_iter().unzip();
     Ok(SyntheticPoSt {
         registered_proof: proof,
         miner_id: options.miner_id,
         randomness,
         vanilla_proofs,
+        sectors: ids.iter().map(|&id| u64::from(id)).zip(comm_rs).collect(),
     })
 }
 
-/// One sector's vanilla proof: its challenged leaves opened in a sparse tree_r_last.
+/// One sector's vanilla proof (its challenged leaves opened in a sparse tree_r_last), and its
+/// comm_r.
 fn sector_proof<Tree: 'static + MerkleTreeTrait>(
     sector_id: SectorId,
     challenges: &[u64],
     leaf_count: u64,
     seed: u64,
-) -> Result<Vec<u8>, FilecoinError> {
+) -> Result<(Vec<u8>, [u8; 32]), FilecoinError> {
     let mut rng = StdRng::seed_from_u64(seed);
     let leaves: BTreeMap<u64, _> = challenges
         .iter()
@@ -160,10 +167,12 @@ fn sector_proof<Tree: 'static + MerkleTreeTrait>(
             }],
         },
     };
-    bincode::serialize(&proof).map_err(|e| {
+    let comm_r = commitment(&proof.comm_r);
+    let bytes = bincode::serialize(&proof).map_err(|e| {
         synthetic_error(format!(
             "encoding sector {}'s vanilla proof: {e}",
             u64::from(sector_id)
         ))
-    })
+    })?;
+    Ok((bytes, comm_r))
 }
