@@ -392,6 +392,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     into_param_cache,
                     cpu,
                 } => {
+                    // Its log says each circuit's size and the file's before the points are
+                    // made, which at production sizes takes minutes.
+                    init_logging_at("human", "info");
                     let options = cuzk_core::filecoin::GenerateOptions {
                         force,
                         cpu_only: cpu,

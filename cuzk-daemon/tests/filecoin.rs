@@ -709,3 +709,179 @@ fn filecoin_circuits_synthesize_the_same_through_matrices() {
         }
     }
 }
+
+/// Runs the `cuzk` binary with `args`; its stdout, or a panic with its stderr.
+fn cli(args: &[&str]) -> String {
+    let out = std::process::Command::new(BIN).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "cuzk {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn hex32(text: &str) -> [u8; 32] {
+    let bytes: Vec<u8> = (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
+        .collect();
+    bytes.try_into().expect("32 bytes")
+}
+
+/// Synthetic sectors, made by `cuzk synth` without sealing, proved through the daemon with
+/// `cuzk prove` as an operator would, and each proof accepted by filecoin-proofs' own
+/// verifier (and a changed one refused): the synthetic inputs are valid inputs of the real
+/// circuits, not only of cuzk.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn synthetic_sectors_prove_through_the_cli_and_verify() {
+    let params = param_cache();
+    let daemon = Daemon::start(
+        None,
+        &format!("[srs]\nparam_cache = \"{}\"\n", params.display()),
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    let address = daemon.address.as_str();
+    let prove = |extra: &[&str], proof_out: &str| -> Vec<u8> {
+        let mut args = vec!["prove", "--address", address, "--proof-out", proof_out];
+        args.extend_from_slice(extra);
+        cli(&args);
+        std::fs::read(proof_out).unwrap()
+    };
+    let miner = "1234";
+    let prover = prover_id(1234);
+
+    // PoRep: the commit-phase-1 output, proved as node software sends it.
+    let said = cli(&[
+        "synth",
+        "porep",
+        "--sector-size",
+        "2KiB",
+        "--out",
+        &path("c1.json"),
+        "--seed",
+        "11",
+        "--miner-id",
+        miner,
+        "--sector-number",
+        "3",
+    ]);
+    assert!(said.contains("--registered-proof 5"), "{said}");
+    let proof = prove(
+        &[
+            "--kind",
+            "porep",
+            "--registered-proof",
+            "5",
+            "--vanilla-proof",
+            &path("c1.json"),
+            "--miner-id",
+            miner,
+            "--sector-number",
+            "3",
+        ],
+        &path("porep.proof"),
+    );
+    let c1: filecoin_proofs_api::seal::SealCommitPhase1Output =
+        serde_json::from_slice(&std::fs::read(path("c1.json")).unwrap()).unwrap();
+    let verify = |p: &[u8]| {
+        filecoin_proofs_api::seal::verify_seal(
+            SEAL,
+            c1.comm_r,
+            c1.comm_d,
+            prover,
+            SectorId::from(3),
+            c1.ticket,
+            c1.seed,
+            p,
+        )
+        .unwrap_or(false)
+    };
+    assert!(
+        verify(&proof),
+        "filecoin-proofs' verify_seal accepts the synthetic sector's proof"
+    );
+    assert!(!verify(&flipped(&proof)));
+
+    // WindowPoSt (two sectors) and WinningPoSt, through request files.
+    for (kind, registered, sectors) in
+        [("window-post", WINDOW, "2"), ("winning-post", WINNING, "1")]
+    {
+        let file = path(&format!("{kind}.json"));
+        cli(&[
+            "synth",
+            kind,
+            "--sector-size",
+            "2KiB",
+            "--out",
+            &file,
+            "--seed",
+            "12",
+            "--miner-id",
+            miner,
+            "--sectors",
+            sectors,
+        ]);
+        let proof = prove(&["--request", &file], &path(&format!("{kind}.proof")));
+        let request: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        let randomness = hex32(request["randomness"].as_str().unwrap());
+        let replicas: BTreeMap<SectorId, PublicReplicaInfo> = request["sectors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                let comm_r = hex32(s["comm_r"].as_str().unwrap());
+                let id = SectorId::from(s["sector_number"].as_u64().unwrap());
+                (id, PublicReplicaInfo::new(registered, comm_r))
+            })
+            .collect();
+        assert_eq!(replicas.len().to_string(), sectors);
+        let check = |p: &[u8]| {
+            match kind {
+                "window-post" => {
+                    post::verify_window_post(&randomness, &[(registered, p)], &replicas, prover)
+                }
+                _ => post::verify_winning_post(&randomness, p, &replicas, prover),
+            }
+            .unwrap_or(false)
+        };
+        assert!(
+            check(&proof),
+            "{kind}: filecoin-proofs' verifier accepts it"
+        );
+        assert!(!check(&flipped(&proof)), "{kind}");
+    }
+
+    // SnapDeals.
+    let file = path("snap.json");
+    cli(&[
+        "synth",
+        "snap",
+        "--sector-size",
+        "2KiB",
+        "--out",
+        &file,
+        "--seed",
+        "13",
+    ]);
+    let proof = prove(&["--request", &file], &path("snap.proof"));
+    let request: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let comm = |name: &str| hex32(request[name].as_str().unwrap());
+    let check = |p: &[u8]| {
+        verify_empty_sector_update_proof(
+            UPDATE,
+            p,
+            comm("comm_r_old"),
+            comm("comm_r_new"),
+            comm("comm_d_new"),
+        )
+        .unwrap_or(false)
+    };
+    assert!(check(&proof), "filecoin-proofs' update verifier accepts it");
+    assert!(!check(&flipped(&proof)));
+}
