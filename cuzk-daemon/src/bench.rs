@@ -10,6 +10,7 @@
 //! RSS, peak VRAM and GPU busy. A progress line on stderr says how far it is.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -49,6 +50,10 @@ pub struct BenchArgs {
     pub json: Option<PathBuf>,
     pub timeline: Option<PathBuf>,
     pub seed: u64,
+    /// A second kind (synthetic, same sector size) submitted at CRITICAL priority every
+    /// `probe_every` while each point runs: its latency under the main kind's load.
+    pub probe: Option<String>,
+    pub probe_every: Duration,
 }
 
 /// `cuzk bench`.
@@ -79,7 +84,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     let config = daemon.engine;
 
     let started = Instant::now();
-    let request = bench_request(args, sector_size)?;
+    let request = bench_request(&args.kind, args.input.as_deref(), args, sector_size)?;
     println!(
         "input: {} ({} bytes, {:.1} s)",
         match &args.input {
@@ -100,13 +105,28 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         job.partitions.len(),
         checked.elapsed().as_secs_f64()
     );
-    ensure_parameters(args, &config.param_cache(), sector_size)?;
+    ensure_parameters(&args.kind, args, &config.param_cache(), sector_size)?;
+    let probe = match &args.probe {
+        Some(kind) => {
+            let request = bench_request(kind, None, args, sector_size)?;
+            let job = crate::kinds::filecoin_job(&request).map_err(|e| anyhow::anyhow!("{e}"))?;
+            ensure_parameters(kind, args, &config.param_cache(), sector_size)?;
+            println!(
+                "probe: {} ({} partition(s)) at CRITICAL every {:.0} s during each point",
+                job.circuit_id,
+                job.partitions.len(),
+                args.probe_every.as_secs_f64()
+            );
+            Some(job)
+        }
+        None => None,
+    };
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    let report = runtime.block_on(measure(args, config, job, timed))?;
+    let report = runtime.block_on(measure(args, config, job, probe, timed))?;
     println!("{}", report.table());
     if let Some(path) = &args.json {
         std::fs::write(path, serde_json::to_vec_pretty(&report.json(args))?)
@@ -122,13 +142,18 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     Ok(())
 }
 
-/// The wire request to prove, as a client would send it.
-fn bench_request(args: &BenchArgs, sector_size: u64) -> Result<proto::SubmitProofRequest> {
+/// The wire request to prove `kind`, from `input` or synthetic, as a client would send it.
+fn bench_request(
+    kind: &str,
+    input: Option<&std::path::Path>,
+    args: &BenchArgs,
+    sector_size: u64,
+) -> Result<proto::SubmitProofRequest> {
     let options = SynthOptions {
         seed: args.seed,
         ..SynthOptions::default()
     };
-    match (args.kind.as_str(), &args.input) {
+    match (kind, input) {
         ("porep", input) => {
             let (c1, registered_proof, miner_id, sector_number) = match input {
                 Some(path) => {
@@ -187,7 +212,7 @@ fn bench_request(args: &BenchArgs, sector_size: u64) -> Result<proto::SubmitProo
             })
         }
         ("winning-post" | "window-post", None) => {
-            let kind = if args.kind == "winning-post" {
+            let kind = if kind == "winning-post" {
                 CircuitKind::WinningPost
             } else {
                 CircuitKind::WindowPost
@@ -212,8 +237,13 @@ fn bench_request(args: &BenchArgs, sector_size: u64) -> Result<proto::SubmitProo
 }
 
 /// The circuit's parameters are in the cache, or are generated there when asked.
-fn ensure_parameters(args: &BenchArgs, folder: &std::path::Path, sector_size: u64) -> Result<()> {
-    let kind = match args.kind.as_str() {
+fn ensure_parameters(
+    kind: &str,
+    args: &BenchArgs,
+    folder: &std::path::Path,
+    sector_size: u64,
+) -> Result<()> {
+    let kind = match kind {
         "porep" => CircuitKind::PoRep,
         "winning-post" => CircuitKind::WinningPost,
         "snap" => CircuitKind::SnapDeals,
@@ -272,17 +302,55 @@ struct Report {
     timeline: Option<cuzk_core::timeline::Timeline>,
 }
 
-/// Sampled once a second while a point runs.
-#[derive(Clone, Copy, Default)]
+/// Sampled while a point runs.
+#[derive(Clone, Default)]
 struct Samples {
-    /// The most VRAM in use on any GPU (total less free, as the driver reports it).
+    /// The most VRAM in use on any GPU (total less free, as the driver reports it), sampled
+    /// once a second.
     peak_vram_bytes: u64,
+    /// The probe's end-to-end latencies (submission to result), one per probe job.
+    probe_latencies: Vec<Duration>,
+}
+
+/// Submits the probe every `every` until `done`, each one awaited before the next: their
+/// latencies.
+async fn probe_latencies(
+    engine: &Engine,
+    request: &dyn Fn() -> ProofRequest,
+    every: Duration,
+    done: &AtomicBool,
+) -> Result<Vec<Duration>> {
+    let mut latencies = Vec::new();
+    loop {
+        let wait = Instant::now();
+        while wait.elapsed() < every {
+            if done.load(Ordering::Relaxed) {
+                return Ok(latencies);
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let submitted = Instant::now();
+        let id = engine.submit(request())?.job_id;
+        let result = engine
+            .await_result(&id, None)
+            .await?
+            .with_context(|| format!("probe job {id} was forgotten by the engine"))?;
+        if result.state != cuzk_core::JobState::Completed {
+            bail!(
+                "probe job {id} ended {:?}: {}",
+                result.state,
+                result.error.unwrap_or_default()
+            );
+        }
+        latencies.push(submitted.elapsed());
+    }
 }
 
 async fn measure(
     args: &BenchArgs,
     config: cuzk_core::Config,
     job: FilecoinJob,
+    probe: Option<FilecoinJob>,
     timed: usize,
 ) -> Result<Report> {
     let engine = tokio::task::spawn_blocking(move || Engine::start(config))
@@ -331,11 +399,40 @@ async fn measure(
         second.as_secs_f64()
     );
     let first = point;
+    let probe_request = probe.as_ref().map(|probe| {
+        move || ProofRequest {
+            request_id: None,
+            circuit_id: probe.circuit_id.clone(),
+            priority: Priority::Critical,
+            work: Box::new(CircuitProofs::new(probe.kind, probe.partitions.clone())),
+        }
+    });
+    if let Some(request) = &probe_request {
+        // Its parameters loaded and matrices recorded before anything is timed.
+        run_point(&engine, request, 1, 2).await?;
+    }
     let mut points = Vec::new();
     for &c in &args.in_flight {
         let label = format!("{c} in flight");
         let run = run_point(&engine, &request, c, c + timed);
-        points.push(with_progress(&engine, &label, c + timed, run).await?);
+        let done = AtomicBool::new(false);
+        let measured = async {
+            let point = with_progress(&engine, &label, c + timed, run).await;
+            done.store(true, Ordering::Relaxed);
+            point
+        };
+        let probing = async {
+            match &probe_request {
+                Some(request) => probe_latencies(&engine, request, args.probe_every, &done).await,
+                None => Ok(Vec::new()),
+            }
+        };
+        let ((point, mut samples), probes) = {
+            let (point, probes) = tokio::join!(measured, probing);
+            (point?, probes?)
+        };
+        samples.probe_latencies = probes;
+        points.push((point, samples));
     }
     let timeline = engine.take_timeline();
     engine.shutdown(Duration::from_secs(600)).await;
@@ -438,6 +535,19 @@ impl Report {
             "peak VRAM",
             "GPU busy",
         );
+        let probe_column = |samples: &Samples| -> String {
+            let mut v = samples.probe_latencies.clone();
+            v.sort();
+            match (v.get(v.len() / 2), v.last()) {
+                (Some(median), Some(max)) => format!(
+                    "  probe: {} runs, median {:.2} s, max {:.2} s",
+                    v.len(),
+                    median.as_secs_f64(),
+                    max.as_secs_f64()
+                ),
+                _ => String::new(),
+            }
+        };
         for (p, samples) in &self.points {
             // A proof is a job of all its partitions: s/proof is per job.
             let per_job = p.seconds_per_proof * self.partitions as f64;
@@ -459,6 +569,9 @@ impl Report {
                 gib(samples.peak_vram_bytes),
                 if busy.is_empty() { "-".to_string() } else { busy.join(" ") },
             );
+            out.pop();
+            out += &probe_column(samples);
+            out.push('\n');
         }
         out
     }
@@ -492,6 +605,11 @@ impl Report {
                 "peak_rss_bytes": p.peak_rss_bytes,
                 "peak_vram_bytes": samples.peak_vram_bytes,
                 "gpu_busy": p.gpu_busy,
+                "probe_latency_seconds": samples
+                    .probe_latencies
+                    .iter()
+                    .map(Duration::as_secs_f64)
+                    .collect::<Vec<_>>(),
         })
     }
 }

@@ -188,6 +188,13 @@ enum Command {
         /// Seeds the synthetic input.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// Also submit this kind (synthetic, same sector size) at CRITICAL priority while each
+        /// point runs, and report its latency under the load (e.g. winning-post under porep).
+        #[arg(long)]
+        probe: Option<String>,
+        /// Seconds between the probe's jobs (each is awaited before the wait starts).
+        #[arg(long, default_value_t = 5.0)]
+        probe_every: f64,
     },
     /// Inspect a parameter file, or generate parameters for test sector sizes.
     Params {
@@ -440,6 +447,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             json,
             timeline,
             seed,
+            probe,
+            probe_every,
         } => {
             // Warnings only: the engine's per-job lines would bury the progress line (its
             // figures are in the report).
@@ -458,6 +467,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 json,
                 timeline,
                 seed,
+                probe,
+                probe_every: std::time::Duration::try_from_secs_f64(probe_every)
+                    .context("--probe-every takes a number of seconds")?,
             })?;
             Ok(ExitCode::SUCCESS)
         }
