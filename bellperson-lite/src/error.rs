@@ -82,7 +82,7 @@ pub enum ProverError {
     WorkerPanicked(String),
     /// Writing generated parameters (`SetupScalars::write_parameters`) failed.
     #[error("writing the parameter file: {0}")]
-    WriteParameters(#[from] std::io::Error),
+    WriteParameters(#[source] std::io::Error),
 }
 
 /// Why a proof or verifying key could not be decoded, or a proof was rejected.

@@ -186,13 +186,20 @@ fn curio_envelope(kind: proto::ProofKind, args: &SubmitArgs, c1_json: Vec<u8>) -
 
 pub fn decode_hex(text: &str) -> Result<Vec<u8>> {
     let text = text.trim().trim_start_matches("0x");
-    if !text.len().is_multiple_of(2) {
+    let digits = text
+        .chars()
+        .map(|c| {
+            c.to_digit(16)
+                .with_context(|| format!("`{c}` is not a hex digit"))
+        })
+        .collect::<Result<Vec<u32>>>()?;
+    if !digits.len().is_multiple_of(2) {
         bail!("odd number of hex digits");
     }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).context("not hex"))
-        .collect()
+    Ok(digits
+        .chunks_exact(2)
+        .map(|pair| (pair[0] * 16 + pair[1]) as u8)
+        .collect())
 }
 
 /// `cuzk submit`: queues `request`, prints the job id.

@@ -469,7 +469,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 seed,
                 probe,
                 probe_every: std::time::Duration::try_from_secs_f64(probe_every)
-                    .context("--probe-every takes a number of seconds")?,
+                    .ok()
+                    .filter(|d| d.as_secs_f64() >= 0.1)
+                    .context("--probe-every takes a number of seconds, at least 0.1")?,
             })?;
             Ok(ExitCode::SUCCESS)
         }
@@ -610,18 +612,24 @@ fn params_info(path: &Path, checked: bool) -> Result<()> {
     Ok(())
 }
 
-/// Random parameters of a production size are refused in the default parameter cache (where
-/// node software would take them for the network's) unless the operator says so.
-fn production_folder_check(folder: &Path, sector_size: u64, allowed: bool) -> Result<()> {
+/// Random parameters of a production size are refused in a parameter cache node software or a
+/// daemon would take for the network's (the default one, and `configured`, the folder of the
+/// daemon's configuration) unless the operator says so.
+fn production_folder_check(
+    folder: &Path,
+    sector_size: u64,
+    allowed: bool,
+    configured: Option<&Path>,
+) -> Result<()> {
     if !cuzk_core::filecoin::registry::is_production_size(sector_size) || allowed {
         return Ok(());
     }
-    let cache = cuzk_core::Config::default().param_cache();
+    let default = cuzk_core::Config::default().param_cache();
     let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
     };
-    if same(folder, &cache) {
+    if same(folder, &default) || configured.is_some_and(|c| same(folder, c)) {
         bail!(
             "{} is the parameter cache: random {sector_size}-byte parameters there would be \
              taken for the network's. Generate into a folder of their own (--param-cache DIR), \
@@ -651,7 +659,16 @@ fn params_generate(
         .collect::<Result<Vec<_>>>()?;
     let folder = param_cache.unwrap_or_else(|| cuzk_core::Config::default().param_cache());
     if options.force {
-        production_folder_check(&folder, sector_size, into_param_cache)?;
+        // The daemon's configured folder, where there is a configuration file.
+        let configured = config::default_config_path()
+            .and_then(|path| DaemonConfig::from_file(&path).ok())
+            .map(|c| c.engine.param_cache());
+        production_folder_check(
+            &folder,
+            sector_size,
+            into_param_cache,
+            configured.as_deref(),
+        )?;
     }
     println!(
         "generating parameters for {sector_size}-byte sectors in {}",

@@ -72,6 +72,12 @@ impl RequestFile {
     /// The wire request (priority and request id are the caller's).
     pub fn to_request(&self) -> Result<proto::SubmitProofRequest> {
         let kind = crate::client::kind_from_name(&self.kind)?;
+        if kind == proto::ProofKind::PorepSealCommit {
+            bail!(
+                "a request file carries PoSt or SnapDeals requests; a PoRep's input is its \
+                 commit-phase-1 output (cuzk prove --kind porep --vanilla-proof FILE)"
+            );
+        }
         let hex = |value: &str, what: &str| -> Result<Vec<u8>> {
             if value.is_empty() {
                 return Ok(Vec::new());
@@ -106,6 +112,18 @@ impl RequestFile {
     }
 }
 
+/// A kind as `cuzk synth` and `cuzk bench` take it: porep, winning-post (or winning),
+/// window-post (or wpost), snap.
+pub fn parse_kind(name: &str) -> Result<CircuitKind> {
+    Ok(match name {
+        "porep" | "porep-c2" => CircuitKind::PoRep,
+        "winning-post" | "winning" => CircuitKind::WinningPost,
+        "window-post" | "wpost" => CircuitKind::WindowPost,
+        "snap" | "snapdeals" => CircuitKind::SnapDeals,
+        other => bail!("unknown kind `{other}` (porep, winning-post, window-post or snap)"),
+    })
+}
+
 /// What `cuzk synth` was asked for.
 pub struct SynthArgs {
     /// porep, winning-post, window-post or snap.
@@ -121,8 +139,8 @@ pub struct SynthArgs {
 pub fn run(args: &SynthArgs) -> Result<()> {
     let sector_size = parse_sector_size(&args.sector_size)?;
     let started = Instant::now();
-    match args.kind.as_str() {
-        "porep" => {
+    match parse_kind(&args.kind)? {
+        CircuitKind::PoRep => {
             if args.sectors.is_some() {
                 bail!("--sectors is for window-post (a PoRep is one sector)");
             }
@@ -148,12 +166,7 @@ pub fn run(args: &SynthArgs) -> Result<()> {
                 made.sector_number
             );
         }
-        "winning-post" | "window-post" => {
-            let kind = if args.kind == "winning-post" {
-                CircuitKind::WinningPost
-            } else {
-                CircuitKind::WindowPost
-            };
+        kind @ (CircuitKind::WinningPost | CircuitKind::WindowPost) => {
             let made = synthetic::post_of_size(kind, sector_size, args.sectors, &args.options)?;
             let file = RequestFile {
                 kind: if kind == CircuitKind::WinningPost {
@@ -192,7 +205,7 @@ pub fn run(args: &SynthArgs) -> Result<()> {
             );
             println!("prove it: cuzk prove --request {}", args.out.display());
         }
-        "snap" => {
+        CircuitKind::SnapDeals => {
             if args.sectors.is_some() {
                 bail!("--sectors is for window-post (an update is one sector)");
             }
@@ -220,7 +233,6 @@ pub fn run(args: &SynthArgs) -> Result<()> {
             );
             println!("prove it: cuzk prove --request {}", args.out.display());
         }
-        other => bail!("unknown kind `{other}` (porep, winning-post, window-post or snap)"),
     }
     Ok(())
 }

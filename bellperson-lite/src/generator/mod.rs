@@ -422,18 +422,26 @@ impl SetupScalars {
         chunk_points: usize,
     ) -> Result<W, ProverError> {
         let chunk_points = chunk_points.max(1);
+        if vk.ic.len() != self.ic.len() {
+            return Err(ProverError::ParamsMismatch {
+                what: "the verifying key's ic",
+                expected: self.ic.len(),
+                actual: vk.ic.len(),
+            });
+        }
         let g1_table = FixedBaseTable::new(self.secrets.g1);
         let SetupScalars { h, l, a, b, .. } = self;
-        let mut out = ParametersWriter::new(vk, w)?;
+        let written = ProverError::WriteParameters;
+        let mut out = ParametersWriter::new(vk, w).map_err(written)?;
         // h and l may not hold the point at infinity; a and b leave zero scalars out.
         let mut g1_section = |name, scalars: &[Scalar], finite: bool| -> Result<(), ProverError> {
-            out.begin_section(name, scalars.len())?;
+            out.begin_section(name, scalars.len()).map_err(written)?;
             for chunk in scalars.chunks(chunk_points) {
                 let points = multiplier.mul_g1(&g1_table, chunk)?;
                 if finite {
                     no_infinity(&points)?;
                 }
-                out.write_g1(&points)?;
+                out.write_g1(&points).map_err(written)?;
             }
             Ok(())
         };
@@ -445,11 +453,12 @@ impl SetupScalars {
         drop(a);
         g1_section("b_g1", &b, false)?;
         let g2_table = FixedBaseTable::new(self.secrets.g2);
-        out.begin_section("b_g2", b.len())?;
+        out.begin_section("b_g2", b.len()).map_err(written)?;
         for chunk in b.chunks(chunk_points) {
-            out.write_g2(&multiplier.mul_g2(&g2_table, chunk)?)?;
+            out.write_g2(&multiplier.mul_g2(&g2_table, chunk)?)
+                .map_err(written)?;
         }
-        Ok(out.finish()?)
+        out.finish().map_err(written)
     }
 }
 
