@@ -499,6 +499,7 @@ mod tests {
 
     fn args(file: PathBuf, kind: &str, sector_size: u64) -> SubmitArgs {
         SubmitArgs {
+            request: None,
             kind: kind.into(),
             priority: "normal".into(),
             request_id: None,
@@ -515,6 +516,14 @@ mod tests {
             comm_r_old: None,
             comm_r_new: None,
             comm_d_new: None,
+        }
+    }
+
+    #[test]
+    fn hex_is_decoded_by_character() {
+        assert_eq!(decode_hex("0x0aFf").unwrap(), [0x0a, 0xff]);
+        for bad in ["abc", "zz", "aé", "+f"] {
+            assert!(decode_hex(bad).is_err(), "{bad}");
         }
     }
 

@@ -258,3 +258,80 @@ fn write(path: &Path, bytes: &[u8]) -> Result<()> {
     std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
     std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_file_becomes_the_wire_request() {
+        let file = RequestFile {
+            kind: "wpost".into(),
+            registered_proof: 10,
+            sector_size: 2048,
+            miner_id: 7,
+            randomness: "11".repeat(32),
+            vanilla_proofs: base64_all(&[vec![1, 2, 3]]),
+            ..RequestFile::default()
+        };
+        let json = serde_json::to_vec(&file).unwrap();
+        let read: RequestFile = serde_json::from_slice(&json).unwrap();
+        let request = read.to_request().unwrap();
+        assert_eq!(
+            request.proof_kind,
+            proto::ProofKind::WindowPostPartition as i32
+        );
+        assert_eq!((request.registered_proof, request.miner_id), (10, 7));
+        assert_eq!(request.randomness, [0x11; 32]);
+        assert_eq!(request.vanilla_proofs, [vec![1, 2, 3]]);
+        assert!(request.comm_r_old.is_empty());
+    }
+
+    #[test]
+    fn bad_request_files_are_refused_with_the_field() {
+        let refused = |json: &str| -> String {
+            match serde_json::from_str::<RequestFile>(json) {
+                Err(e) => e.to_string(),
+                Ok(file) => format!("{:#}", file.to_request().unwrap_err()),
+            }
+        };
+        for (json, expected) in [
+            (
+                r#"{"kind":"wpost","registered_proof":10,"extra":1}"#,
+                "unknown field",
+            ),
+            (
+                r#"{"kind":"tpost","registered_proof":10}"#,
+                "unknown proof kind",
+            ),
+            (
+                r#"{"kind":"porep","registered_proof":5}"#,
+                "commit-phase-1 output",
+            ),
+            (
+                r#"{"kind":"wpost","registered_proof":10,"randomness":"zz"}"#,
+                "randomness",
+            ),
+            (
+                r#"{"kind":"snap","registered_proof":0,"comm_r_new":"1"}"#,
+                "comm_r_new",
+            ),
+            (
+                r#"{"kind":"wpost","registered_proof":10,"vanilla_proofs":["%%"]}"#,
+                "vanilla proof 0",
+            ),
+        ] {
+            let message = refused(json);
+            assert!(message.contains(expected), "{json}: {message}");
+        }
+    }
+
+    #[test]
+    fn kinds_have_their_aliases() {
+        assert_eq!(parse_kind("wpost").unwrap(), CircuitKind::WindowPost);
+        assert_eq!(parse_kind("window-post").unwrap(), CircuitKind::WindowPost);
+        assert_eq!(parse_kind("winning").unwrap(), CircuitKind::WinningPost);
+        assert_eq!(parse_kind("snap").unwrap(), CircuitKind::SnapDeals);
+        assert!(parse_kind("test").is_err());
+    }
+}
