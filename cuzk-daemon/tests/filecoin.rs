@@ -885,3 +885,78 @@ async fn synthetic_sectors_prove_through_the_cli_and_verify() {
     assert!(check(&proof), "filecoin-proofs' update verifier accepts it");
     assert!(!check(&flipped(&proof)));
 }
+
+/// `cuzk bench` on a synthetic 2 KiB WinningPoSt with a WindowPoSt probe: it runs the engine
+/// to the end and writes its figures.
+#[test]
+fn cuzk_bench_measures_synthetic_inputs() {
+    let params = param_cache();
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("bench.json");
+    let config = dir.path().join("bench.toml");
+    std::fs::write(&config, "[engine]\nsynthesis_threads = 1\n").unwrap();
+    let said = cli(&[
+        "bench",
+        "--config",
+        config.to_str().unwrap(),
+        "--kind",
+        "winning-post",
+        "--sector-size",
+        "2KiB",
+        "--param-cache",
+        params.to_str().unwrap(),
+        "--in-flight",
+        "1,2",
+        "--jobs",
+        "2",
+        "--probe",
+        "wpost",
+        "--probe-every",
+        "0.5",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(
+        said.contains("in flight") && said.contains("winning-2k"),
+        "{said}"
+    );
+    let figures: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(figures["partitions"], 1);
+    let points = figures["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    for (point, in_flight) in points.iter().zip([1, 2]) {
+        assert_eq!(point["in_flight"], in_flight);
+        assert!(
+            point["seconds_per_proof"].as_f64().unwrap() > 0.0,
+            "{point}"
+        );
+        assert!(point["probe_latency_seconds"].is_array(), "{point}");
+    }
+    // An input of another kind than --kind is refused before anything runs.
+    let request = dir.path().join("snap.json");
+    cli(&[
+        "synth",
+        "snap",
+        "--sector-size",
+        "2KiB",
+        "--out",
+        request.to_str().unwrap(),
+    ]);
+    let out = std::process::Command::new(BIN)
+        .args([
+            "bench",
+            "--kind",
+            "wpost",
+            "--sector-size",
+            "2KiB",
+            "--param-cache",
+        ])
+        .arg(&params)
+        .arg("--input")
+        .arg(&request)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("proves snap-2k, not wpost-2k"));
+}

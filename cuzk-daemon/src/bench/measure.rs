@@ -1,0 +1,221 @@
+//! The engine run of `cuzk bench`: a first pair of proofs, then each point with its jobs kept
+//! in flight, the optional CRITICAL probe beside it, and the progress line.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use cuzk_core::filecoin::FilecoinJob;
+use cuzk_core::sweep::{run_point, SweepPoint};
+use cuzk_core::{CircuitProofs, Engine, Priority, ProofRequest};
+
+use super::report::{Report, Samples};
+use super::BenchArgs;
+
+/// Spans kept in the timeline: eight per partition on a GPU.
+const TIMELINE_SPANS: usize = 200_000;
+
+/// Submits the probe every `every` until `done`, each one awaited before the next: their
+/// latencies.
+async fn probe_latencies(
+    engine: &Engine,
+    request: &dyn Fn() -> ProofRequest,
+    every: Duration,
+    done: &AtomicBool,
+) -> Result<Vec<Duration>> {
+    let mut latencies = Vec::new();
+    loop {
+        let wait = Instant::now();
+        loop {
+            if done.load(Ordering::Relaxed) {
+                return Ok(latencies);
+            }
+            if wait.elapsed() >= every {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let submitted = Instant::now();
+        let id = engine.submit(request())?.job_id;
+        let result = engine
+            .await_result(&id, None)
+            .await?
+            .with_context(|| format!("probe job {id} was forgotten by the engine"))?;
+        if result.state != cuzk_core::JobState::Completed {
+            bail!(
+                "probe job {id} ended {:?}: {}",
+                result.state,
+                result.error.unwrap_or_default()
+            );
+        }
+        latencies.push(submitted.elapsed());
+    }
+}
+
+pub(super) async fn measure(
+    args: &BenchArgs,
+    config: cuzk_core::Config,
+    job: FilecoinJob,
+    probe: Option<FilecoinJob>,
+    timed: usize,
+) -> Result<Report> {
+    let engine = tokio::task::spawn_blocking(move || Engine::start(config))
+        .await
+        .context("the engine's start-up task failed")?
+        .context("starting the engine")?;
+    let status = engine.status();
+    let backend = if status.gpus.is_empty() {
+        format!("CPU ({} provers)", status.cpu_provers)
+    } else {
+        let names: Vec<&str> = status.gpus.iter().map(|g| g.name.as_str()).collect();
+        format!("{} GPU(s): {}", names.len(), names.join(", "))
+    };
+    println!(
+        "engine: {backend}, {} synthesis threads, RAM budget {:.1} GiB",
+        status.synthesis_threads,
+        status.memory_budget_bytes as f64 / (1u64 << 30) as f64
+    );
+    let partitions = job.partitions.len();
+    let request = || ProofRequest {
+        request_id: None,
+        circuit_id: job.circuit_id.clone(),
+        priority: Priority::Normal,
+        work: Box::new(CircuitProofs::new(job.kind, job.partitions.clone())),
+    };
+    if args.timeline.is_some() {
+        engine.record_timeline(TIMELINE_SPANS);
+    }
+
+    // The first proof loads the parameters and records the circuit's matrices.
+    let first = Instant::now();
+    let point = with_progress(
+        &engine,
+        "first proofs",
+        2,
+        run_point(&engine, &request, 1, 2),
+    )
+    .await?;
+    // Two jobs one at a time: the first loads the parameters and records the matrices, the
+    // second is timed alone, so the first's own time is the difference.
+    let second = point.0.median.total;
+    let first_proof = first.elapsed().saturating_sub(second);
+    println!(
+        "first proof: {:.1} s (parameters loaded, matrices recorded); the second, alone: {:.1} s",
+        first_proof.as_secs_f64(),
+        second.as_secs_f64()
+    );
+    let first = point;
+    let probe_request = probe.as_ref().map(|probe| {
+        move || ProofRequest {
+            request_id: None,
+            circuit_id: probe.circuit_id.clone(),
+            priority: Priority::Critical,
+            work: Box::new(CircuitProofs::new(probe.kind, probe.partitions.clone())),
+        }
+    });
+    if let Some(request) = &probe_request {
+        // Its parameters loaded and matrices recorded before anything is timed.
+        run_point(&engine, request, 1, 2).await?;
+    }
+    let mut points = Vec::new();
+    for &c in &args.in_flight {
+        let label = format!("{c} in flight");
+        let run = run_point(&engine, &request, c, c + timed);
+        let done = AtomicBool::new(false);
+        let measured = async {
+            let point = with_progress(&engine, &label, c + timed, run).await;
+            done.store(true, Ordering::Relaxed);
+            point
+        };
+        let probing = async {
+            match &probe_request {
+                Some(request) => probe_latencies(&engine, request, args.probe_every, &done).await,
+                None => Ok(Vec::new()),
+            }
+        };
+        let ((point, mut samples), probes) = {
+            let (point, probes) = tokio::join!(measured, probing);
+            (point?, probes?)
+        };
+        samples.probe_latencies = probes;
+        points.push((point, samples));
+    }
+    let timeline = engine.take_timeline();
+    engine.shutdown(Duration::from_secs(600)).await;
+    Ok(Report {
+        backend,
+        partitions,
+        first_proof,
+        first,
+        points,
+        timeline,
+    })
+}
+
+/// Runs `point` while sampling, once a second, how many jobs have ended and what the machine
+/// holds, and saying so on stderr: a progress line redrawn in place on a terminal, a line every
+/// ten seconds otherwise (a log file).
+async fn with_progress(
+    engine: &Engine,
+    label: &str,
+    jobs: usize,
+    point: impl std::future::Future<Output = Result<SweepPoint, cuzk_core::sweep::SweepError>>,
+) -> Result<(SweepPoint, Samples)> {
+    use std::io::IsTerminal;
+    let terminal = std::io::stderr().is_terminal();
+    let start = Instant::now();
+    let ended_before = engine.status().total_completed;
+    let mut samples = Samples::default();
+    tokio::pin!(point);
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    let mut ticks = 0u64;
+    loop {
+        tokio::select! {
+            result = &mut point => {
+                if terminal {
+                    eprintln!();
+                }
+                return Ok((result?, samples));
+            }
+            _ = tick.tick() => {
+                let status = engine.status();
+                for gpu in &status.gpus {
+                    samples.peak_vram_bytes = samples
+                        .peak_vram_bytes
+                        .max(gpu.vram_total_bytes.saturating_sub(gpu.vram_free_bytes));
+                }
+                ticks += 1;
+                if !terminal && ticks % 10 != 0 {
+                    continue;
+                }
+                let done = status.total_completed.saturating_sub(ended_before);
+                let width = 30;
+                let filled = (done as usize * width / jobs.max(1)).min(width);
+                let line = format!(
+                    "  {label}: [{}{}] {done}/{jobs} jobs, {:.0} s, RSS {:.1} GiB, {} synthesizing",
+                    "#".repeat(filled),
+                    " ".repeat(width - filled),
+                    start.elapsed().as_secs_f64(),
+                    rss_bytes() as f64 / (1u64 << 30) as f64,
+                    status.synthesizing,
+                );
+                if terminal {
+                    eprint!("\r{line}   ");
+                } else {
+                    eprintln!("{line}");
+                }
+            }
+        }
+    }
+}
+
+/// This process's resident memory now (Linux; 0 elsewhere).
+fn rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            let line = s.lines().find(|l| l.starts_with("VmRSS:"))?.to_string();
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .map_or(0, |kib| kib * 1024)
+}

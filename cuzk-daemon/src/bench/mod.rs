@@ -1,0 +1,305 @@
+//! `cuzk bench`: an operator's benchmark of their own machine, on Filecoin's real circuits at
+//! any sector size, without a sealed sector.
+//!
+//! It makes a synthetic input (`cuzk_core::filecoin::synthetic`) or reads one (a commit-phase-1
+//! output, or a request file from `cuzk synth`), checks it and builds its circuits as the
+//! daemon does at submission, finds the parameters (or generates them, with
+//! `--generate-params`), starts the engine from the same configuration file as `cuzk serve`,
+//! and measures: the first proof (parameters loaded, matrices recorded), then for each
+//! number of jobs in flight the sustained seconds per proof, the phases per partition, peak
+//! RSS, peak VRAM and GPU busy. A progress line on stderr says how far it is.
+//!
+//! # Layout
+//! - this module: the arguments, the input (synthetic or read), the parameters;
+//! - `measure`: the engine run, the probe and the progress line;
+//! - `report`: the table and the JSON.
+
+mod measure;
+mod report;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use cuzk_core::filecoin::synthetic::{self, SynthOptions};
+use cuzk_core::filecoin::{
+    generate_parameters, parse_sector_size, CircuitKind, FilecoinJob, GenerateOptions,
+};
+
+use crate::config::DaemonConfig;
+use crate::proto;
+
+/// What `cuzk bench` was asked for.
+pub struct BenchArgs {
+    /// porep, winning-post, window-post or snap.
+    pub kind: String,
+    pub sector_size: String,
+    /// A commit-phase-1 output (porep) or a request file (`cuzk synth`'s PoSt output) to
+    /// prove instead of a synthetic input made here.
+    pub input: Option<PathBuf>,
+    /// PoRep from `input`: the sector's miner and number (its replica id hashes them).
+    pub miner_id: u64,
+    pub sector_number: u64,
+    pub config: Option<PathBuf>,
+    /// Overrides the configuration's `srs.param_cache`.
+    pub param_cache: Option<PathBuf>,
+    /// Generate missing parameters (random ones: never for a network).
+    pub generate_params: bool,
+    /// Jobs in flight, one measured point each.
+    pub in_flight: Vec<usize>,
+    /// Timed jobs per point (at least the jobs in flight).
+    pub jobs: Option<usize>,
+    pub json: Option<PathBuf>,
+    pub timeline: Option<PathBuf>,
+    pub seed: u64,
+    /// A second kind (synthetic, same sector size) submitted at CRITICAL priority every
+    /// `probe_every` while each point runs: its latency under the main kind's load.
+    pub probe: Option<String>,
+    pub probe_every: Duration,
+}
+
+/// `cuzk bench`.
+pub fn run(args: &BenchArgs) -> Result<()> {
+    let sector_size = parse_sector_size(&args.sector_size)?;
+    if args.in_flight.is_empty() || args.in_flight.contains(&0) {
+        bail!("--in-flight takes one or more positive numbers of jobs, e.g. 1,2,4");
+    }
+    let most = args.in_flight.iter().copied().max().unwrap_or(1);
+    let timed = args.jobs.unwrap_or(most);
+    if timed < most {
+        bail!(
+            "--jobs {timed} is fewer than the {most} kept in flight: the steady state would be \
+             timed on proofs made during the warm-up"
+        );
+    }
+    let mut daemon = match args
+        .config
+        .clone()
+        .or_else(crate::config::default_config_path)
+    {
+        Some(path) => DaemonConfig::from_file(&path)?,
+        None => DaemonConfig::default(),
+    };
+    // The folder `cuzk serve` proves from with this configuration: random production-size
+    // parameters must not land there.
+    let configured = daemon.engine.param_cache();
+    if let Some(folder) = &args.param_cache {
+        daemon.engine.srs.param_cache = folder.clone();
+    }
+    let config = daemon.engine;
+    let kind = crate::synth::parse_kind(&args.kind)?;
+
+    let started = Instant::now();
+    let request = bench_request(kind, args.input.as_deref(), args, sector_size)?;
+    println!(
+        "input: {} ({} bytes, {:.1} s)",
+        match &args.input {
+            Some(path) => path.display().to_string(),
+            None => format!(
+                "synthetic {} sector(s), seed {}",
+                args.sector_size, args.seed
+            ),
+        },
+        request.vanilla_proof.len() + request.vanilla_proofs.iter().map(Vec::len).sum::<usize>(),
+        started.elapsed().as_secs_f64()
+    );
+    let checked = Instant::now();
+    let job = checked_job(&request, kind, sector_size)?;
+    println!(
+        "{}: {} partition(s), vanilla proofs verified and circuits built in {:.1} s",
+        job.circuit_id,
+        job.partitions.len(),
+        checked.elapsed().as_secs_f64()
+    );
+    let folder = config.param_cache();
+    ensure_parameters(kind, args, &folder, &configured, sector_size)?;
+    let probe = match &args.probe {
+        Some(name) => {
+            let kind = crate::synth::parse_kind(name)?;
+            let request = bench_request(kind, None, args, sector_size)?;
+            let job = checked_job(&request, kind, sector_size)?;
+            ensure_parameters(kind, args, &folder, &configured, sector_size)?;
+            println!(
+                "probe: {} ({} partition(s)) at CRITICAL every {:.0} s during each point",
+                job.circuit_id,
+                job.partitions.len(),
+                args.probe_every.as_secs_f64()
+            );
+            Some(job)
+        }
+        None => None,
+    };
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let report = runtime.block_on(measure::measure(args, config, job, probe, timed))?;
+    println!("{}", report.table());
+    if let Some(path) = &args.json {
+        std::fs::write(path, serde_json::to_vec_pretty(&report.json(args))?)
+            .with_context(|| format!("writing {}", path.display()))?;
+        println!("figures: {}", path.display());
+    }
+    if let (Some(path), Some(timeline)) = (&args.timeline, &report.timeline) {
+        let title = format!("cuzk bench {} {}", args.kind, args.sector_size);
+        std::fs::write(path, cuzk_core::timeline::render_svg(timeline, &title))
+            .with_context(|| format!("writing {}", path.display()))?;
+        println!("timeline: {}", path.display());
+    }
+    Ok(())
+}
+
+/// The request's circuits, built and checked as the daemon does at submission, and checked to
+/// be those of `kind` at `sector_size` (an --input file names its own kind and size).
+fn checked_job(
+    request: &proto::SubmitProofRequest,
+    kind: CircuitKind,
+    sector_size: u64,
+) -> Result<FilecoinJob> {
+    let job = crate::kinds::filecoin_job(request).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let expected = kind.circuit_id(sector_size)?;
+    if job.circuit_id != expected {
+        bail!(
+            "the input proves {}, not {expected} (--kind and --sector-size must match it)",
+            job.circuit_id
+        );
+    }
+    Ok(job)
+}
+
+/// The wire request to prove `kind`, from `input` or synthetic, as a client would send it.
+fn bench_request(
+    kind: CircuitKind,
+    input: Option<&std::path::Path>,
+    args: &BenchArgs,
+    sector_size: u64,
+) -> Result<proto::SubmitProofRequest> {
+    let options = SynthOptions {
+        seed: args.seed,
+        ..SynthOptions::default()
+    };
+    match (kind, input) {
+        (CircuitKind::PoRep, input) => {
+            let (c1, registered_proof, miner_id, sector_number) = match input {
+                Some(path) => {
+                    let c1 = std::fs::read(path)
+                        .with_context(|| format!("reading {}", path.display()))?;
+                    (c1, 0, args.miner_id, args.sector_number)
+                }
+                None => {
+                    let made = synthetic::porep_of_size(sector_size, &options)?;
+                    (
+                        made.commit_phase1_json()?,
+                        made.registered_proof_number(),
+                        made.miner_id,
+                        made.sector_number,
+                    )
+                }
+            };
+            let registered_proof = if input.is_some() {
+                // The commit-phase-1 output names its registered proof; the request must too.
+                let value: serde_json::Value = serde_json::from_slice(
+                    cuzk_core::filecoin::envelope::unwrap(&c1)?.json.as_ref(),
+                )
+                .context("the --input file is not a commit-phase-1 output")?;
+                let name = value["registered_proof"]
+                    .as_str()
+                    .context("the commit-phase-1 output names no registered_proof")?;
+                cuzk_core::filecoin::registry::seal_proof_number_by_name(name)
+                    .with_context(|| format!("unknown registered proof {name}"))?
+            } else {
+                registered_proof
+            };
+            Ok(proto::SubmitProofRequest {
+                proof_kind: proto::ProofKind::PorepSealCommit as i32,
+                registered_proof,
+                sector_size,
+                vanilla_proof: c1,
+                miner_id,
+                sector_number,
+                ..Default::default()
+            })
+        }
+        (_, Some(path)) => crate::synth::RequestFile::read(path)?.to_request(),
+        (CircuitKind::SnapDeals, None) => {
+            let made = synthetic::snap_of_size(sector_size, &options)?;
+            Ok(proto::SubmitProofRequest {
+                proof_kind: proto::ProofKind::SnapDealsUpdate as i32,
+                registered_proof: made.registered_proof_number(),
+                sector_size,
+                vanilla_proofs: made.vanilla_proofs,
+                comm_r_old: made.comm_r_old.to_vec(),
+                comm_r_new: made.comm_r_new.to_vec(),
+                comm_d_new: made.comm_d_new.to_vec(),
+                ..Default::default()
+            })
+        }
+        (CircuitKind::WinningPost | CircuitKind::WindowPost, None) => {
+            let made = synthetic::post_of_size(kind, sector_size, None, &options)?;
+            Ok(proto::SubmitProofRequest {
+                proof_kind: if kind == CircuitKind::WinningPost {
+                    proto::ProofKind::WinningPost
+                } else {
+                    proto::ProofKind::WindowPostPartition
+                } as i32,
+                registered_proof: made.registered_proof_number(),
+                sector_size,
+                miner_id: made.miner_id,
+                randomness: made.randomness.to_vec(),
+                vanilla_proofs: made.vanilla_proofs,
+                ..Default::default()
+            })
+        }
+    }
+}
+
+/// The circuit's parameters are in the cache, or are generated there when asked.
+fn ensure_parameters(
+    kind: CircuitKind,
+    args: &BenchArgs,
+    folder: &std::path::Path,
+    configured: &std::path::Path,
+    sector_size: u64,
+) -> Result<()> {
+    let files = cuzk_core::filecoin::registry::ParameterFiles::of(kind, sector_size)?;
+    let path = folder.join(&files.params);
+    if path.is_file() {
+        println!("parameters: {}", path.display());
+        return Ok(());
+    }
+    if !args.generate_params {
+        bail!(
+            "no parameters at {}: point --param-cache at the folder that holds them, or pass \
+             --generate-params to generate random ones there (for benchmarks only: proofs made \
+             with them are not valid on any network)",
+            path.display()
+        );
+    }
+    crate::production_folder_check(folder, sector_size, false, Some(configured))?;
+    println!(
+        "parameters: generating {} (random: for benchmarks only, never for a network)",
+        path.display()
+    );
+    let options = GenerateOptions {
+        force: true,
+        cpu_only: false,
+    };
+    let done = generate_parameters(
+        folder,
+        sector_size,
+        &[kind],
+        options,
+        &mut rand::rngs::OsRng,
+    )?;
+    for set in done {
+        println!(
+            "  {} generated in {:.1} s ({:.2} GB, multiplied on the {})",
+            set.circuit_id,
+            set.elapsed.as_secs_f64(),
+            set.file_bytes as f64 / 1e9,
+            if set.on_gpu { "GPU" } else { "CPU" }
+        );
+    }
+    Ok(())
+}

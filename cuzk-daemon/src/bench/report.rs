@@ -1,0 +1,205 @@
+//! What `cuzk bench` prints and writes: a table per point and the JSON of every figure.
+
+use std::time::Duration;
+
+use cuzk_core::sweep::SweepPoint;
+
+use super::BenchArgs;
+
+/// What the engine did.
+pub(super) struct Report {
+    pub(super) backend: String,
+    pub(super) partitions: usize,
+    pub(super) first_proof: Duration,
+    /// The two jobs of the first measurement (parameters loaded, matrices recorded).
+    pub(super) first: (SweepPoint, Samples),
+    pub(super) points: Vec<(SweepPoint, Samples)>,
+    pub(super) timeline: Option<cuzk_core::timeline::Timeline>,
+}
+
+/// Sampled while a point runs.
+#[derive(Clone, Default)]
+pub(super) struct Samples {
+    /// The most VRAM in use on any GPU (total less free, as the driver reports it), sampled
+    /// once a second.
+    pub(super) peak_vram_bytes: u64,
+    /// The probe's end-to-end latencies (submission to result), one per probe job.
+    pub(super) probe_latencies: Vec<Duration>,
+}
+
+impl Report {
+    pub(super) fn table(&self) -> String {
+        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+        let per_partition = |d: Duration| d.as_secs_f64() / self.partitions.max(1) as f64;
+        let mut out = format!(
+            "\n{} partition(s) per proof, {}; first proof {:.1} s\n\
+             {:>9} {:>9} {:>9} {:>11} {:>11} {:>11} {:>11} {:>9} {:>10} {:>9}\n",
+            self.partitions,
+            self.backend,
+            self.first_proof.as_secs_f64(),
+            "in flight",
+            "s/proof",
+            "proofs/h",
+            "latency s",
+            "synth s/p",
+            "prove s/p",
+            "final s/p",
+            "peak RSS",
+            "peak VRAM",
+            "GPU busy",
+        );
+        let probe_column = |samples: &Samples| -> String {
+            let mut v = samples.probe_latencies.clone();
+            v.sort();
+            match (v.get(v.len() / 2), v.last()) {
+                (Some(median), Some(max)) => format!(
+                    "  probe: {} runs, median {:.2} s, max {:.2} s",
+                    v.len(),
+                    median.as_secs_f64(),
+                    max.as_secs_f64()
+                ),
+                _ => String::new(),
+            }
+        };
+        for (p, samples) in &self.points {
+            // A proof is a job of all its partitions: s/proof is per job.
+            let per_job = p.seconds_per_proof * self.partitions as f64;
+            let busy: Vec<String> = p
+                .gpu_busy
+                .iter()
+                .map(|b| format!("{:.0}%", b * 100.0))
+                .collect();
+            out += &format!(
+                "{:>9} {:>9.2} {:>9.0} {:>11.2} {:>11.2} {:>11.2} {:>11.2} {:>8.1}G {:>9.1}G {:>9}\n",
+                p.concurrency,
+                per_job,
+                3600.0 / per_job.max(1e-9),
+                p.median.total.as_secs_f64(),
+                per_partition(p.median.synthesis),
+                per_partition(p.median.prove),
+                per_partition(p.median.finalize),
+                gib(p.peak_rss_bytes.unwrap_or(0)),
+                gib(samples.peak_vram_bytes),
+                if busy.is_empty() { "-".to_string() } else { busy.join(" ") },
+            );
+            out.pop();
+            out += &probe_column(samples);
+            out.push('\n');
+        }
+        out
+    }
+
+    pub(super) fn json(&self, args: &BenchArgs) -> serde_json::Value {
+        serde_json::json!({
+            "kind": args.kind,
+            "sector_size": args.sector_size,
+            "backend": self.backend,
+            "partitions": self.partitions,
+            "first_proof_seconds": self.first_proof.as_secs_f64(),
+            // The two jobs run one at a time after start-up: its figures are the second's.
+            "second_proof_alone": self.point_json(&self.first),
+            "points": self.points.iter().map(|p| self.point_json(p)).collect::<Vec<_>>(),
+        })
+    }
+
+    fn point_json(&self, (p, samples): &(SweepPoint, Samples)) -> serde_json::Value {
+        serde_json::json!({
+                "in_flight": p.concurrency,
+                "jobs": p.jobs,
+                "seconds_per_proof": p.seconds_per_proof * self.partitions as f64,
+                "seconds_per_partition": p.seconds_per_proof,
+                "median_latency_seconds": p.median.total.as_secs_f64(),
+                "median_per_partition_seconds": {
+                    "synthesis": p.median.synthesis.as_secs_f64() / self.partitions.max(1) as f64,
+                    "prove": p.median.prove.as_secs_f64() / self.partitions.max(1) as f64,
+                    "finalize": p.median.finalize.as_secs_f64() / self.partitions.max(1) as f64,
+                    "verify": p.median.verify.as_secs_f64() / self.partitions.max(1) as f64,
+                },
+                "median_queue_wait_seconds": p.median.queue_wait.as_secs_f64(),
+                "peak_rss_bytes": p.peak_rss_bytes,
+                "peak_vram_bytes": samples.peak_vram_bytes,
+                "gpu_busy": p.gpu_busy,
+                "probe_latency_seconds": samples
+                    .probe_latencies
+                    .iter()
+                    .map(Duration::as_secs_f64)
+                    .collect::<Vec<_>>(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cuzk_core::JobTimings;
+
+    fn point(concurrency: usize, per_partition: f64) -> SweepPoint {
+        SweepPoint {
+            concurrency,
+            jobs: 2 * concurrency,
+            partitions: 10,
+            seconds_per_proof: per_partition,
+            gpu_busy: vec![0.5],
+            median: JobTimings {
+                synthesis: Duration::from_secs(400),
+                prove: Duration::from_secs(20),
+                total: Duration::from_secs(60),
+                ..JobTimings::default()
+            },
+            peak_rss_bytes: Some(8 << 30),
+            timeline: None,
+        }
+    }
+
+    /// A proof is a job of all its partitions: per-job figures are the per-partition wall
+    /// time times the partitions, phases are per partition, the probe is reported per point.
+    #[test]
+    fn figures_are_per_job_and_per_partition() {
+        let probed = Samples {
+            peak_vram_bytes: 3 << 30,
+            probe_latencies: vec![Duration::from_millis(300), Duration::from_secs(2)],
+        };
+        let report = Report {
+            backend: "test".into(),
+            partitions: 10,
+            first_proof: Duration::from_secs(100),
+            first: (point(1, 6.0), Samples::default()),
+            points: vec![(point(2, 4.5), probed)],
+            timeline: None,
+        };
+        let args = BenchArgs {
+            kind: "porep".into(),
+            sector_size: "32GiB".into(),
+            input: None,
+            miner_id: 1,
+            sector_number: 1,
+            config: None,
+            param_cache: None,
+            generate_params: false,
+            in_flight: vec![2],
+            jobs: None,
+            json: None,
+            timeline: None,
+            seed: 0,
+            probe: None,
+            probe_every: Duration::from_secs(5),
+        };
+        let json = report.json(&args);
+        let p = &json["points"][0];
+        assert_eq!(p["seconds_per_proof"], 45.0);
+        assert_eq!(p["seconds_per_partition"], 4.5);
+        assert_eq!(p["median_per_partition_seconds"]["synthesis"], 40.0);
+        assert_eq!(p["probe_latency_seconds"].as_array().unwrap().len(), 2);
+        assert_eq!(json["second_proof_alone"]["seconds_per_proof"], 60.0);
+        let table = report.table();
+        let row = table
+            .lines()
+            .find(|l| l.trim_start().starts_with('2'))
+            .unwrap();
+        assert!(row.contains("45.00") && row.contains("80"), "{row}");
+        assert!(
+            row.contains("probe: 2 runs") && row.contains("max 2.00 s"),
+            "{row}"
+        );
+    }
+}
