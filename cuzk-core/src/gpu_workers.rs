@@ -23,6 +23,7 @@ use supraseal_c2::CudaError;
 use crate::budget::Reservation;
 use crate::engine::Shared;
 use crate::gpu_device::{GpuDevice, FAULTS_TO_RETIRE};
+use crate::handoff::HandOffReceiver;
 use crate::pipeline::{gpu_prove_finish, gpu_prove_start, Synthesized};
 use crate::scheduler::QueuedPartition;
 use crate::srs::LoadedSrs;
@@ -62,7 +63,7 @@ pub(crate) fn gpu_worker_loop(
     shared: Arc<Shared>,
     device: Arc<GpuDevice>,
     worker: usize,
-    partitions: Receiver<SynthesizedPartition>,
+    partitions: HandOffReceiver<SynthesizedPartition>,
     finalizers: Sender<PendingPartition>,
 ) {
     for ready in partitions {

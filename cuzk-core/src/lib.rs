@@ -40,6 +40,7 @@ pub mod filecoin;
 mod gpu_device;
 #[cfg(feature = "cuda")]
 mod gpu_workers;
+mod handoff;
 pub mod job;
 pub mod kind;
 pub mod metrics;

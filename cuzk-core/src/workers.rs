@@ -1,12 +1,13 @@
 //! The engine's threads: synthesis workers and provers, and what happens to a finished proof.
 //!
 //! ```text
-//!  PartitionQueue --pop--> synthesis thread --(bounded channel)--> prover --> self-check --> job
+//!  PartitionQueue --pop--> synthesis thread --(priority hand-off)--> prover --> self-check --> job
 //!     (priority)           SRS, RAM reservation,                    CPU         retry once
 //!                          synthesize                                           on failure
 //! ```
 //!
-//! The channel between synthesis and provers holds at most one partition per prover, so
+//! The hand-off between synthesis and provers (`handoff`) holds at most one partition per
+//! prover and gives them out by priority, so
 //! synthesized partitions never pile up beyond what the RAM budget admitted and the provers
 //! can take at once. Every stage checks whether the partition's job has ended (cancelled, or
 //! failed elsewhere) before spending work on it.
@@ -24,11 +25,11 @@ use bellperson_lite::prover::{
 use bellperson_lite::synthesis::ProvingAssignment;
 use bellperson_lite::verifier::verify_proof;
 use bellperson_lite::{Proof, ProverError, Scalar};
-use crossbeam_channel::{Receiver, Sender};
 
 use crate::budget::Reservation;
 use crate::config::SynthesisPath;
 use crate::engine::Shared;
+use crate::handoff::{HandOffReceiver, HandOffSender};
 use crate::job::{Job, JobResult, JobState};
 use crate::kind::{assignment_bytes, Partition};
 use crate::scheduler::QueuedPartition;
@@ -54,7 +55,7 @@ pub(crate) struct SynthesizedPartition {
 /// the queue closes.
 pub(crate) fn synthesis_loop(
     shared: Arc<Shared>,
-    provers: Sender<SynthesizedPartition>,
+    provers: HandOffSender<SynthesizedPartition>,
     index: usize,
 ) {
     while let Some(item) = shared.queue.pop() {
@@ -63,7 +64,8 @@ pub(crate) fn synthesis_loop(
         job.mark_running();
         match synthesize_partition(&shared, item, Lane::Synthesis(index)) {
             Ok(Some(ready)) => {
-                if provers.send(ready).is_err() {
+                let priority = ready.item.job.priority;
+                if provers.send(ready, priority).is_err() {
                     return; // the provers are gone: shutting down
                 }
             }
@@ -201,7 +203,7 @@ fn synthesize_with(
 /// channel closes.
 pub(crate) fn cpu_prover_loop(
     shared: Arc<Shared>,
-    partitions: Receiver<SynthesizedPartition>,
+    partitions: HandOffReceiver<SynthesizedPartition>,
     index: usize,
 ) {
     for ready in partitions {

@@ -21,6 +21,7 @@ use rand::RngCore;
 use crate::budget::MemoryBudget;
 use crate::config::Config;
 use crate::error::EngineError;
+use crate::handoff::HandOffReceiver;
 use crate::job::{Job, JobId, JobResult, JobTable, ProofRequest};
 use crate::metrics::Metrics;
 use crate::provers::Provers;
@@ -28,7 +29,6 @@ use crate::scheduler::{PartitionQueue, PushError};
 use crate::srs::SrsManager;
 use crate::timeline::{Recorder, Timeline};
 use crate::workers::{cpu_prover_loop, synthesis_loop, ActiveCount, SynthesizedPartition};
-use crossbeam_channel::Receiver;
 
 mod shared;
 mod status;
@@ -114,9 +114,10 @@ impl Engine {
             synthesis_threads,
             provers,
         };
-        // At most one synthesized partition waits per prover.
+        // At most one synthesized partition waits per prover, the highest priority taken
+        // first (`handoff`).
         let prover_count = engine.provers.cpu_provers() + engine.provers.gpu_workers();
-        let (tx, rx) = crossbeam_channel::bounded(prover_count);
+        let (tx, rx) = crate::handoff::handoff(prover_count);
         for i in 0..synthesis_threads {
             let (shared, tx) = (Arc::clone(&shared), tx.clone());
             engine.spawn(format!("cuzk-synth-{i}"), "synthesis", move || {
@@ -128,7 +129,7 @@ impl Engine {
         Ok(engine)
     }
 
-    fn spawn_provers(&self, rx: Receiver<SynthesizedPartition>) -> Result<(), EngineError> {
+    fn spawn_provers(&self, rx: HandOffReceiver<SynthesizedPartition>) -> Result<(), EngineError> {
         match &self.provers {
             Provers::Cpu(n) => {
                 for i in 0..*n {
