@@ -631,10 +631,8 @@ mod tests {
             w.begin_section("h", 2).unwrap();
             w
         };
-        let misuse: [(
-            &str,
-            Box<dyn Fn(&mut ParametersWriter<Vec<u8>>) -> io::Result<()>>,
-        ); 5] = [
+        type Misuse<'a> = Box<dyn Fn(&mut ParametersWriter<Vec<u8>>) -> io::Result<()> + 'a>;
+        let misuse: [(&str, Misuse); 5] = [
             ("too many", Box::new(|w| w.write_g1(&[g1, g1, g1]))),
             ("wrong group", Box::new(|w| w.write_g2(&[g2]))),
             ("section left short", Box::new(|w| w.begin_section("l", 0))),

@@ -185,7 +185,7 @@ async fn with_progress(
                         .max(gpu.vram_total_bytes.saturating_sub(gpu.vram_free_bytes));
                 }
                 ticks += 1;
-                if !terminal && ticks % 10 != 0 {
+                if !terminal && !ticks.is_multiple_of(10) {
                     continue;
                 }
                 let done = status.total_completed.saturating_sub(ended_before);

@@ -21,6 +21,14 @@ use storage_proofs_core::merkle::{MerkleProof, MerkleTreeTrait};
 
 use crate::filecoin::FilecoinError;
 
+/// A Merkle proof in the shape of `Tree` (storage-proofs' proofs of a sector's trees).
+pub type ShapeProof<Tree> = MerkleProof<
+    <Tree as MerkleTreeTrait>::Hasher,
+    <Tree as MerkleTreeTrait>::Arity,
+    <Tree as MerkleTreeTrait>::SubTreeArity,
+    <Tree as MerkleTreeTrait>::TopTreeArity,
+>;
+
 /// A sparse tree over `H` whose levels have the given arities (leaves first).
 pub struct SparseTree<H: Hasher> {
     /// Arity of each level, from the leaves up: a base tree's arity repeated for its height,
@@ -141,8 +149,7 @@ impl<H: Hasher> SparseTree<H> {
     pub fn proof<Tree: MerkleTreeTrait<Hasher = H>>(
         &self,
         index: u64,
-    ) -> Result<MerkleProof<H, Tree::Arity, Tree::SubTreeArity, Tree::TopTreeArity>, FilecoinError>
-    {
+    ) -> Result<ShapeProof<Tree>, FilecoinError> {
         if index >= self.leaf_count() {
             return Err(synthetic_error(format!(
                 "leaf {index} opened in a tree of {} leaves",
@@ -182,14 +189,14 @@ pub fn shape_arities(
     let upper: Vec<usize> = [sub, top].into_iter().filter(|&a| a > 0).collect();
     let mut base_leaves = leaf_count;
     for &arity in &upper {
-        if base_leaves % arity as u64 != 0 {
+        if !base_leaves.is_multiple_of(arity as u64) {
             return Err(bad());
         }
         base_leaves /= arity as u64;
     }
     let mut arities = Vec::new();
     while base_leaves > 1 {
-        if base_leaves % base as u64 != 0 {
+        if !base_leaves.is_multiple_of(base as u64) {
             return Err(bad());
         }
         base_leaves /= base as u64;
