@@ -25,7 +25,7 @@ mod tree;
 pub use self::porep::{porep, porep_of_size, SyntheticPoRep};
 pub use self::post::{post, post_of_size, SyntheticPoSt};
 pub use self::snap::{snap, snap_of_size, SyntheticSnap};
-pub use self::tree::{shape_arities, SparseTree};
+pub use self::tree::{shape_arities, MerklePath, NodeValues, ShapeProof, SparseTree};
 
 use filecoin_hashers::Domain;
 use rand::Rng;

@@ -36,6 +36,7 @@ use filecoin_proofs::parameters::public_params;
 use filecoin_proofs::MerkleTreeTrait;
 use filecoin_proofs_api::seal::{SealCommitPhase1Output, VanillaSealProof};
 use filecoin_proofs_api::{ApiFeature, RegisteredSealProof};
+use generic_array::typenum::{U0, U2};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use rayon::prelude::*;
@@ -46,7 +47,7 @@ use storage_proofs_porep::stacked::{
     ReplicaColumnProof, StackedBucketGraph, EXP_DEGREE, TOTAL_PARENTS,
 };
 
-use super::tree::{hash2, synthetic_error, SparseTree};
+use super::tree::{hash2, synthetic_error, NodeValues, SparseTree};
 use super::{random_domain, SynthOptions};
 use crate::filecoin::registry::{current_seal_proof, prover_id, seal_proof_number};
 use crate::filecoin::FilecoinError;
@@ -372,11 +373,7 @@ fn challenge_proof<Tree: 'static + MerkleTreeTrait>(
     );
     let tree_d = trees.tree_d;
     Ok(Proof {
-        comm_d_proofs: storage_proofs_core::merkle::MerkleProof::from_parts(
-            tree_d.leaf(node as u64),
-            tree_d.root(),
-            tree_d.path(node as u64),
-        ),
+        comm_d_proofs: tree_d.proof_in::<U2, U0, U0>(node as u64)?,
         comm_r_last_proof: trees.tree_r_last.proof::<Tree>(node as u64)?,
         replica_column_proofs,
         labeling_proofs,

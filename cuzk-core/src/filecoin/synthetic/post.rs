@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use storage_proofs_post::fallback::{Proof, SectorProof};
 
 use super::porep::commitment;
-use super::tree::{hash2, synthetic_error, SparseTree};
+use super::tree::{hash2, synthetic_error, NodeValues, SparseTree};
 use super::{random_domain, SynthOptions};
 use crate::filecoin::registry::{current_post_proof, post_proof_number, prover_id};
 use crate::filecoin::CircuitKind;

@@ -50,17 +50,15 @@ use filecoin_hashers::Hasher;
 use filecoin_proofs::types::SectorUpdateConfig;
 use filecoin_proofs::MerkleTreeTrait;
 use filecoin_proofs_api::RegisteredUpdateProof;
-use generic_array::typenum::Unsigned;
-use merkletree::hash::Algorithm;
+use generic_array::typenum::{Unsigned, U0, U2};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use rayon::prelude::*;
-use storage_proofs_core::merkle::MerkleProof;
 use storage_proofs_update::constants::{TreeDDomain, TreeDHasher, TreeRDomain, TreeRHasher};
 use storage_proofs_update::{phi, rho, ChallengeProof, Challenges, PartitionProof, PublicParams};
 
 use super::porep::commitment;
-use super::tree::{hash2, shape_arities, synthetic_error};
+use super::tree::{hash2, hash_children, shape_arities, synthetic_error, NodeValues};
 use super::{random_domain, SynthOptions};
 use crate::filecoin::registry::{current_update_proof, update_proof_number};
 use crate::filecoin::FilecoinError;
@@ -203,7 +201,7 @@ fn partition_proof<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
             let c = u64::from(c);
             Ok(ChallengeProof {
                 proof_r_old: trees.tree_r_old.proof::<Tree>(c)?,
-                proof_d_new: trees.tree_d_new.binary_proof(c)?,
+                proof_d_new: trees.tree_d_new.proof_in::<U2, U0, U0>(c)?,
                 proof_r_new: trees.tree_r_new.proof::<Tree>(c)?,
             })
         })
@@ -218,17 +216,6 @@ fn partition_proof<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
 /// Above this many nodes, a level of a [`BlockTree`] is not stored in full: blocks so small
 /// (or so misaligned with the arities) would cost as much as a real tree.
 const MAX_FULL_LEVEL: u64 = 1 << 22;
-
-/// An inclusion path: per level from the leaves up, the siblings and the position among them.
-type Path<H> = Vec<(Vec<<H as Hasher>::Domain>, usize)>;
-
-/// A Merkle proof in the shape of `Tree`.
-type ShapeProof<Tree> = MerkleProof<
-    <Tree as MerkleTreeTrait>::Hasher,
-    <Tree as MerkleTreeTrait>::Arity,
-    <Tree as MerkleTreeTrait>::SubTreeArity,
-    <Tree as MerkleTreeTrait>::TopTreeArity,
->;
 
 /// A Merkle tree whose leaves are constant on aligned blocks of `block_leaves` leaves.
 ///
@@ -330,12 +317,13 @@ impl<H: Hasher> BlockTree<H> {
             above,
         })
     }
+}
 
-    fn leaf_count(&self) -> u64 {
-        *self.spans.last().expect("spans start with 1")
+impl<H: Hasher> NodeValues<H> for BlockTree<H> {
+    fn arities(&self) -> &[usize] {
+        &self.arities
     }
 
-    /// The node at `index` of level `height` (0: the leaves); both are in range.
     fn node(&self, height: usize, index: u64) -> H::Domain {
         let uniform = self.per_block.len() - 1;
         if height <= uniform {
@@ -345,69 +333,6 @@ impl<H: Hasher> BlockTree<H> {
             self.above[height - uniform - 1][index as usize]
         }
     }
-
-    fn root(&self) -> H::Domain {
-        self.node(self.arities.len(), 0)
-    }
-
-    /// The inclusion path of leaf `index`, as `MerkleProof::from_parts` takes it.
-    fn path(&self, index: u64) -> Result<Path<H>, FilecoinError> {
-        if index >= self.leaf_count() {
-            return Err(synthetic_error(format!(
-                "leaf {index} opened in a tree of {} leaves",
-                self.leaf_count()
-            )));
-        }
-        let mut node = index;
-        Ok(self
-            .arities
-            .iter()
-            .enumerate()
-            .map(|(height, &arity)| {
-                let (parent, position) = (node / arity as u64, (node % arity as u64) as usize);
-                let siblings = (0..arity as u64)
-                    .filter(|&k| k != position as u64)
-                    .map(|k| self.node(height, parent * arity as u64 + k))
-                    .collect();
-                node = parent;
-                (siblings, position)
-            })
-            .collect())
-    }
-
-    /// The Merkle proof of leaf `index` in a tree of shape `Tree`.
-    fn proof<Tree: MerkleTreeTrait<Hasher = H>>(
-        &self,
-        index: u64,
-    ) -> Result<ShapeProof<Tree>, FilecoinError> {
-        let path = self.path(index)?;
-        Ok(MerkleProof::from_parts(
-            self.node(0, index),
-            self.root(),
-            path,
-        ))
-    }
-}
-
-impl BlockTree<TreeDHasher> {
-    /// The Merkle proof of leaf `index` of tree_d_new (binary).
-    fn binary_proof(
-        &self,
-        index: u64,
-    ) -> Result<MerkleProof<TreeDHasher, generic_array::typenum::U2>, FilecoinError> {
-        let path = self.path(index)?;
-        Ok(MerkleProof::from_parts(
-            self.node(0, index),
-            self.root(),
-            path,
-        ))
-    }
-}
-
-/// One node from its children, as storage-proofs' inclusion paths compute it.
-fn hash_children<H: Hasher>(children: &[H::Domain], height: usize) -> H::Domain {
-    let mut function = H::Function::default();
-    function.multi_node(children, height)
 }
 
 #[cfg(test)]
@@ -433,7 +358,7 @@ mod tests {
             BlockTree::<PoseidonHasher>::for_shape::<SectorShape2KiB>(64, 16, values).unwrap();
         assert_eq!(blocks.root(), sparse.root());
         for index in [0u64, 15, 16, 40, 63] {
-            assert_eq!(blocks.path(index).unwrap(), sparse.path(index));
+            assert_eq!(blocks.path(index).unwrap(), sparse.path(index).unwrap());
             assert!(blocks.proof::<SectorShape2KiB>(index).unwrap().verify());
         }
         assert!(blocks.proof::<SectorShape2KiB>(64).is_err());
@@ -443,7 +368,7 @@ mod tests {
         let sparse = SparseTree::<Sha256Hasher>::new(vec![2; 5], values[0], leaves).unwrap();
         let blocks = BlockTree::<Sha256Hasher>::new(vec![2; 5], 4, values).unwrap();
         assert_eq!(blocks.root(), sparse.root());
-        assert_eq!(blocks.path(21).unwrap(), sparse.path(21));
+        assert_eq!(blocks.path(21).unwrap(), sparse.path(21).unwrap());
     }
 
     /// 2^30 leaves in 1024 blocks, in the 8-8-0 shape, where blocks of 2^20 leaves are not

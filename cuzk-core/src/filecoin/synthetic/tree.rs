@@ -13,7 +13,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use filecoin_hashers::{HashFunction, Hasher};
+use filecoin_hashers::{HashFunction, Hasher, PoseidonArity};
 use generic_array::typenum::Unsigned;
 use merkletree::hash::Algorithm;
 use rayon::prelude::*;
@@ -105,32 +105,56 @@ impl<H: Hasher> SparseTree<H> {
             levels,
         })
     }
+}
 
-    /// The number of leaves.
-    pub fn leaf_count(&self) -> u64 {
-        self.arities.iter().map(|&a| a as u64).product()
+impl<H: Hasher> NodeValues<H> for SparseTree<H> {
+    fn arities(&self) -> &[usize] {
+        &self.arities
     }
 
-    /// The node at `index` of level `height` (0: the leaves).
-    pub fn node(&self, height: usize, index: u64) -> H::Domain {
+    fn node(&self, height: usize, index: u64) -> H::Domain {
         *self.levels[height]
             .get(&index)
             .unwrap_or(&self.defaults[height])
     }
+}
 
-    pub fn root(&self) -> H::Domain {
-        self.node(self.arities.len(), 0)
+/// An inclusion path: per level from the leaves up, the siblings and the position among
+/// them, as storage-proofs' `MerkleProof::from_parts` takes it.
+pub type MerklePath<H> = Vec<(Vec<<H as Hasher>::Domain>, usize)>;
+
+/// A Merkle tree that can give the value of any of its nodes, from which its paths and proofs
+/// follow: [`SparseTree`], and SnapDeals' trees constant on blocks.
+pub trait NodeValues<H: Hasher> {
+    /// The arity of each level, from the leaves up.
+    fn arities(&self) -> &[usize];
+
+    /// The node at `index` of level `height` (0: the leaves); both in range.
+    fn node(&self, height: usize, index: u64) -> H::Domain;
+
+    fn leaf_count(&self) -> u64 {
+        self.arities().iter().map(|&a| a as u64).product()
     }
 
-    pub fn leaf(&self, index: u64) -> H::Domain {
+    fn root(&self) -> H::Domain {
+        self.node(self.arities().len(), 0)
+    }
+
+    fn leaf(&self, index: u64) -> H::Domain {
         self.node(0, index)
     }
 
-    /// The inclusion path of leaf `index`: per level from the leaves up, the siblings and the
-    /// position among them, as storage-proofs' `MerkleProof::from_parts` takes it.
-    pub fn path(&self, index: u64) -> Vec<(Vec<H::Domain>, usize)> {
+    /// The inclusion path of leaf `index`.
+    fn path(&self, index: u64) -> Result<MerklePath<H>, FilecoinError> {
+        if index >= self.leaf_count() {
+            return Err(synthetic_error(format!(
+                "leaf {index} opened in a tree of {} leaves",
+                self.leaf_count()
+            )));
+        }
         let mut node = index;
-        self.arities
+        Ok(self
+            .arities()
             .iter()
             .enumerate()
             .map(|(height, &arity)| {
@@ -142,30 +166,29 @@ impl<H: Hasher> SparseTree<H> {
                 node = parent;
                 (siblings, position)
             })
-            .collect()
+            .collect())
+    }
+
+    /// The Merkle proof of leaf `index` with the given base, sub-tree and top-tree arities.
+    fn proof_in<A: PoseidonArity, B: PoseidonArity, C: PoseidonArity>(
+        &self,
+        index: u64,
+    ) -> Result<MerkleProof<H, A, B, C>, FilecoinError> {
+        let path = self.path(index)?;
+        Ok(MerkleProof::from_parts(self.leaf(index), self.root(), path))
     }
 
     /// The Merkle proof of leaf `index` in a tree of shape `Tree`.
-    pub fn proof<Tree: MerkleTreeTrait<Hasher = H>>(
+    fn proof<Tree: MerkleTreeTrait<Hasher = H>>(
         &self,
         index: u64,
     ) -> Result<ShapeProof<Tree>, FilecoinError> {
-        if index >= self.leaf_count() {
-            return Err(synthetic_error(format!(
-                "leaf {index} opened in a tree of {} leaves",
-                self.leaf_count()
-            )));
-        }
-        Ok(MerkleProof::from_parts(
-            self.leaf(index),
-            self.root(),
-            self.path(index),
-        ))
+        self.proof_in::<Tree::Arity, Tree::SubTreeArity, Tree::TopTreeArity>(index)
     }
 }
 
 /// One node from its children, as storage-proofs' inclusion paths compute it.
-fn hash_children<H: Hasher>(children: &[H::Domain], height: usize) -> H::Domain {
+pub(super) fn hash_children<H: Hasher>(children: &[H::Domain], height: usize) -> H::Domain {
     let mut function = H::Function::default();
     function.multi_node(children, height)
 }
@@ -314,8 +337,9 @@ mod tests {
         let full =
             BinaryMerkleTree::<Sha256Hasher>::try_from_iter(leaves.into_iter().map(Ok)).unwrap();
         assert_eq!(sparse.root(), full.root());
-        let proof: MerkleProof<Sha256Hasher, generic_array::typenum::U2> =
-            MerkleProof::from_parts(sparse.leaf(17), sparse.root(), sparse.path(17));
+        let proof = sparse
+            .proof_in::<generic_array::typenum::U2, generic_array::typenum::U0, generic_array::typenum::U0>(17)
+            .unwrap();
         assert!(proof.validate(17));
         assert_eq!(proof.path(), full.gen_proof(17).unwrap().path());
     }
