@@ -195,6 +195,10 @@ enum Command {
         /// Seconds between the probe's jobs (each is awaited before the wait starts).
         #[arg(long, default_value_t = 5.0)]
         probe_every: f64,
+        /// The GPU's budget for parameters, matrices and proofs, overriding the
+        /// configuration's gpus.vram_budget: e.g. 24GiB or 16GiB simulates a smaller card.
+        #[arg(long)]
+        vram_budget: Option<String>,
     },
     /// Inspect a parameter file, or generate parameters for test sector sizes.
     Params {
@@ -449,6 +453,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             seed,
             probe,
             probe_every,
+            vram_budget,
         } => {
             // Warnings only: the engine's per-job lines would bury the progress line (its
             // figures are in the report).
@@ -472,6 +477,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     .ok()
                     .filter(|d| d.as_secs_f64() >= 0.1)
                     .context("--probe-every takes a number of seconds, at least 0.1")?,
+                vram_budget: vram_budget
+                    .map(|text| match text.parse::<cuzk_core::config::ByteSize>() {
+                        Ok(cuzk_core::config::ByteSize::Bytes(0)) => {
+                            Err(anyhow::anyhow!("--vram-budget must be more than 0 bytes"))
+                        }
+                        Ok(size) => Ok(size),
+                        Err(e) => Err(anyhow::anyhow!("--vram-budget: {e}")),
+                    })
+                    .transpose()?,
             })?;
             Ok(ExitCode::SUCCESS)
         }

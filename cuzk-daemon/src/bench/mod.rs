@@ -56,6 +56,9 @@ pub struct BenchArgs {
     /// `probe_every` while each point runs: its latency under the main kind's load.
     pub probe: Option<String>,
     pub probe_every: Duration,
+    /// Overrides the configuration's `gpus.vram_budget`: a smaller card simulated on a large
+    /// one (parameters and matrices stay resident only where they fit).
+    pub vram_budget: Option<cuzk_core::config::ByteSize>,
 }
 
 /// `cuzk bench`.
@@ -85,6 +88,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     let configured = daemon.engine.param_cache();
     if let Some(folder) = &args.param_cache {
         daemon.engine.srs.param_cache = folder.clone();
+    }
+    if let Some(budget) = args.vram_budget {
+        daemon.engine.gpus.vram_budget = budget;
     }
     let config = daemon.engine;
     let kind = crate::synth::parse_kind(&args.kind)?;

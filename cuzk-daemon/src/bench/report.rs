@@ -183,6 +183,7 @@ mod tests {
             seed: 0,
             probe: None,
             probe_every: Duration::from_secs(5),
+            vram_budget: None,
         };
         let json = report.json(&args);
         let p = &json["points"][0];
