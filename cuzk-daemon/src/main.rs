@@ -28,19 +28,18 @@ mod client;
 mod config;
 mod kinds;
 mod notify;
+mod params_cmd;
 mod proto;
 mod server;
 mod service;
 mod status_http;
 mod synth;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
-use cuzk_core::bellperson_lite::params::read_parameters_mmap;
 
 use crate::client::{connect, status_error, SubmitArgs};
 use crate::config::DaemonConfig;
@@ -122,131 +121,14 @@ enum Command {
     },
     /// Write valid inputs for Filecoin's circuits at any sector size without sealing
     /// (benchmarks and tests; never for a chain).
-    Synth {
-        /// porep (a commit-phase-1 output), winning-post, window-post or snap (a request file
-        /// for `cuzk prove --request`).
-        kind: String,
-        /// 2KiB, 8MiB, 512MiB, 32GiB or 64GiB.
-        #[arg(long)]
-        sector_size: String,
-        #[arg(long)]
-        out: PathBuf,
-        /// Seeds every random value: the same seed writes the same file.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        #[arg(long, default_value_t = 1000)]
-        miner_id: u64,
-        /// The sector's number (window-post: the first sector's).
-        #[arg(long, default_value_t = 1)]
-        sector_number: u64,
-        /// window-post: how many sectors (default: a full partition, 2349 at 32GiB).
-        #[arg(long)]
-        sectors: Option<usize>,
-    },
+    Synth(synth::SynthArgs),
     /// Benchmark this machine on Filecoin's circuits: synthetic inputs (or --input), the
     /// engine as `cuzk serve` runs it (same configuration file), jobs kept in flight.
-    Bench {
-        /// porep, winning-post, window-post or snap.
-        #[arg(long)]
-        kind: String,
-        /// 2KiB, 8MiB, 512MiB, 32GiB or 64GiB.
-        #[arg(long)]
-        sector_size: String,
-        /// Prove this input instead of a synthetic one: a commit-phase-1 output (porep) or a
-        /// request file from `cuzk synth` (the other kinds).
-        #[arg(long)]
-        input: Option<PathBuf>,
-        /// porep --input: the sector's miner.
-        #[arg(long, default_value_t = 1000)]
-        miner_id: u64,
-        /// porep --input: the sector's number.
-        #[arg(long, default_value_t = 1)]
-        sector_number: u64,
-        /// Configuration file, as for `cuzk serve` (default: $CUZK_CONFIG, else
-        /// /etc/cuzk/cuzk.toml if present, else the built-in defaults).
-        #[arg(long)]
-        config: Option<PathBuf>,
-        /// The parameter folder (default: the configuration's srs.param_cache).
-        #[arg(long)]
-        param_cache: Option<PathBuf>,
-        /// Generate missing parameters into the parameter folder (random ones: for
-        /// benchmarks only, never for a network's parameter cache).
-        #[arg(long)]
-        generate_params: bool,
-        /// Jobs kept in flight, one measured point each.
-        #[arg(long, value_delimiter = ',', default_value = "1")]
-        in_flight: Vec<usize>,
-        /// Timed jobs per point (default: the most in flight).
-        #[arg(long)]
-        jobs: Option<usize>,
-        /// Write the figures as JSON.
-        #[arg(long)]
-        json: Option<PathBuf>,
-        /// Draw the engine's timeline (every thread's phases) as SVG.
-        #[arg(long)]
-        timeline: Option<PathBuf>,
-        /// Seeds the synthetic input.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Also submit this kind (synthetic, same sector size) at CRITICAL priority while each
-        /// point runs, and report its latency under the load (e.g. winning-post under porep).
-        #[arg(long)]
-        probe: Option<String>,
-        /// Seconds between the probe's jobs (each is awaited before the wait starts).
-        #[arg(long, default_value_t = 5.0)]
-        probe_every: f64,
-        /// The GPU's budget for parameters, matrices and proofs, overriding the
-        /// configuration's gpus.vram_budget: e.g. 24GiB or 16GiB simulates a smaller card.
-        #[arg(long)]
-        vram_budget: Option<String>,
-    },
+    Bench(bench::BenchArgs),
     /// Inspect a parameter file, or generate parameters for test sector sizes.
     Params {
         #[command(subcommand)]
-        action: ParamsAction,
-    },
-}
-
-#[derive(Subcommand)]
-enum ParamsAction {
-    /// Read a bellperson / Filecoin `.params` file and print its section sizes.
-    Info {
-        path: PathBuf,
-        /// Skip the subgroup checks of the points.
-        #[arg(long)]
-        unchecked: bool,
-    },
-    /// Write random parameters for Filecoin circuits into a parameter folder, under the names
-    /// filecoin-proofs uses (files already there are kept). For test sector sizes, and for
-    /// production sizes with --force: those are not the network's parameters (no ceremony),
-    /// so they go into a folder of their own, never the parameter cache unless
-    /// --into-param-cache says so.
-    Generate {
-        /// 2KiB, 8MiB or 512MiB; 32GiB and 64GiB with --force and --param-cache.
-        #[arg(long)]
-        sector_size: String,
-        /// Which circuits, comma-separated: porep, winning, wpost, snap (default: all).
-        #[arg(
-            long,
-            value_delimiter = ',',
-            default_value = "porep,winning,wpost,snap"
-        )]
-        kinds: Vec<String>,
-        /// The parameter cache (default: $FIL_PROOFS_PARAMETER_CACHE, else
-        /// /var/tmp/filecoin-proof-parameters).
-        #[arg(long)]
-        param_cache: Option<PathBuf>,
-        /// Generate even for production sizes (benchmarks or a private network's parameters:
-        /// real networks use the published ones).
-        #[arg(long)]
-        force: bool,
-        /// Allow production-size parameters into the default parameter cache, where a node
-        /// would take them for the network's.
-        #[arg(long)]
-        into_param_cache: bool,
-        /// Multiply on the CPU even when built for and running on a GPU.
-        #[arg(long)]
-        cpu: bool,
+        action: params_cmd::ParamsAction,
     },
 }
 
@@ -393,100 +275,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
         },
         Command::Params { action } => {
-            match action {
-                ParamsAction::Info { path, unchecked } => params_info(&path, !unchecked)?,
-                ParamsAction::Generate {
-                    sector_size,
-                    kinds,
-                    param_cache,
-                    force,
-                    into_param_cache,
-                    cpu,
-                } => {
-                    // Its log says each circuit's size and the file's before the points are
-                    // made, which at production sizes takes minutes.
-                    init_logging_at("human", "info");
-                    let options = cuzk_core::filecoin::GenerateOptions {
-                        force,
-                        cpu_only: cpu,
-                    };
-                    params_generate(&sector_size, &kinds, param_cache, into_param_cache, options)?
-                }
-            }
+            params_cmd::run(action)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Synth {
-            kind,
-            sector_size,
-            out,
-            seed,
-            miner_id,
-            sector_number,
-            sectors,
-        } => {
-            synth::run(&synth::SynthArgs {
-                kind,
-                sector_size,
-                out,
-                options: cuzk_core::filecoin::synthetic::SynthOptions {
-                    seed,
-                    miner_id,
-                    sector_number,
-                },
-                sectors,
-            })?;
+        Command::Synth(args) => {
+            synth::run(&args)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Bench {
-            kind,
-            sector_size,
-            input,
-            miner_id,
-            sector_number,
-            config,
-            param_cache,
-            generate_params,
-            in_flight,
-            jobs,
-            json,
-            timeline,
-            seed,
-            probe,
-            probe_every,
-            vram_budget,
-        } => {
+        Command::Bench(args) => {
             // Warnings only: the engine's per-job lines would bury the progress line (its
             // figures are in the report).
             init_logging_at("human", "warn");
-            bench::run(&bench::BenchArgs {
-                kind,
-                sector_size,
-                input,
-                miner_id,
-                sector_number,
-                config,
-                param_cache,
-                generate_params,
-                in_flight,
-                jobs,
-                json,
-                timeline,
-                seed,
-                probe,
-                probe_every: std::time::Duration::try_from_secs_f64(probe_every)
-                    .ok()
-                    .filter(|d| d.as_secs_f64() >= 0.1)
-                    .context("--probe-every takes a number of seconds, at least 0.1")?,
-                vram_budget: vram_budget
-                    .map(|text| match text.parse::<cuzk_core::config::ByteSize>() {
-                        Ok(cuzk_core::config::ByteSize::Bytes(0)) => {
-                            Err(anyhow::anyhow!("--vram-budget must be more than 0 bytes"))
-                        }
-                        Ok(size) => Ok(size),
-                        Err(e) => Err(anyhow::anyhow!("--vram-budget: {e}")),
-                    })
-                    .transpose()?,
-            })?;
+            bench::run(&args)?;
             Ok(ExitCode::SUCCESS)
         }
         other => runtime()?.block_on(client_command(other)),
@@ -566,8 +366,8 @@ async fn client_command(command: Command) -> Result<ExitCode> {
         Command::Serve { .. }
         | Command::Config { .. }
         | Command::Params { .. }
-        | Command::Synth { .. }
-        | Command::Bench { .. } => {
+        | Command::Synth(_)
+        | Command::Bench(_) => {
             unreachable!("handled without a connection")
         }
     }
@@ -580,7 +380,7 @@ fn init_logging(format: &str) {
 }
 
 /// Logging at `level` unless RUST_LOG says otherwise.
-fn init_logging_at(format: &str, level: &str) {
+pub(crate) fn init_logging_at(format: &str, level: &str) {
     use std::io::IsTerminal;
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
@@ -597,124 +397,4 @@ fn init_logging_at(format: &str, level: &str) {
     } else {
         builder.init();
     }
-}
-
-fn params_info(path: &Path, checked: bool) -> Result<()> {
-    let start = Instant::now();
-    let params = read_parameters_mmap(path, checked)
-        .with_context(|| format!("reading {}", path.display()))?;
-    println!(
-        "{}: read in {:.1} ms ({})",
-        path.display(),
-        start.elapsed().as_secs_f64() * 1e3,
-        if checked {
-            "subgroup-checked"
-        } else {
-            "unchecked"
-        }
-    );
-    println!("  public inputs (ic): {}", params.vk.ic.len());
-    println!(
-        "  h:    {:>10} G1 (domain 2^{})",
-        params.h.len(),
-        (params.h.len() + 1).next_power_of_two().trailing_zeros()
-    );
-    println!("  l:    {:>10} G1", params.l.len());
-    println!("  a:    {:>10} G1", params.a.len());
-    println!("  b_g1: {:>10} G1", params.b_g1.len());
-    println!("  b_g2: {:>10} G2", params.b_g2.len());
-    Ok(())
-}
-
-/// Random parameters of a production size are refused in a parameter cache node software or a
-/// daemon would take for the network's (the default one, and `configured`, the folder of the
-/// daemon's configuration) unless the operator says so.
-fn production_folder_check(
-    folder: &Path,
-    sector_size: u64,
-    allowed: bool,
-    configured: Option<&Path>,
-) -> Result<()> {
-    if !cuzk_core::filecoin::registry::is_production_size(sector_size) || allowed {
-        return Ok(());
-    }
-    let default = cuzk_core::Config::default().param_cache();
-    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    };
-    if same(folder, &default) || configured.is_some_and(|c| same(folder, c)) {
-        bail!(
-            "{} is the parameter cache: random {sector_size}-byte parameters there would be \
-             taken for the network's. Generate into a folder of their own (--param-cache DIR), \
-             or pass --into-param-cache if that is really meant",
-            folder.display()
-        );
-    }
-    Ok(())
-}
-
-fn params_generate(
-    sector_size: &str,
-    kinds: &[String],
-    param_cache: Option<PathBuf>,
-    into_param_cache: bool,
-    options: cuzk_core::filecoin::GenerateOptions,
-) -> Result<()> {
-    use cuzk_core::filecoin::{generate_parameters, parse_sector_size, CircuitKind, FilecoinError};
-    let sector_size = parse_sector_size(sector_size)?;
-    let kinds = kinds
-        .iter()
-        .map(|name| {
-            CircuitKind::from_name(name.trim()).with_context(|| {
-                format!("unknown circuit kind `{name}` (porep, winning, wpost or snap)")
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let folder = param_cache.unwrap_or_else(|| cuzk_core::Config::default().param_cache());
-    if options.force {
-        // The daemon's configured folder, where there is a configuration file.
-        let configured = config::default_config_path()
-            .and_then(|path| DaemonConfig::from_file(&path).ok())
-            .map(|c| c.engine.param_cache());
-        production_folder_check(
-            &folder,
-            sector_size,
-            into_param_cache,
-            configured.as_deref(),
-        )?;
-    }
-    println!(
-        "generating parameters for {sector_size}-byte sectors in {}",
-        folder.display()
-    );
-    let done = generate_parameters(
-        &folder,
-        sector_size,
-        &kinds,
-        options,
-        &mut rand::rngs::OsRng,
-    )
-    .map_err(|e| match e {
-        FilecoinError::ProductionSize { .. } => anyhow::anyhow!("{e}: pass --force"),
-        other => other.into(),
-    })?;
-    for set in done {
-        println!(
-            "  {:<12} {} ({})",
-            set.circuit_id,
-            set.path.display(),
-            if set.generated {
-                format!(
-                    "{:.2} GB, generated in {:.1} s, multiplied on the {}",
-                    set.file_bytes as f64 / 1e9,
-                    set.elapsed.as_secs_f64(),
-                    if set.on_gpu { "GPU" } else { "CPU" }
-                )
-            } else {
-                "already there, kept".to_string()
-            }
-        );
-    }
-    Ok(())
 }

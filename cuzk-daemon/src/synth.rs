@@ -125,14 +125,37 @@ pub fn parse_kind(name: &str) -> Result<CircuitKind> {
 }
 
 /// What `cuzk synth` was asked for.
+#[derive(clap::Args)]
 pub struct SynthArgs {
-    /// porep, winning-post, window-post or snap.
+    /// porep (a commit-phase-1 output), winning-post, window-post or snap (a request file
+    /// for `cuzk prove --request`).
     pub kind: String,
+    /// 2KiB, 8MiB, 512MiB, 32GiB or 64GiB.
+    #[arg(long)]
     pub sector_size: String,
+    #[arg(long)]
     pub out: PathBuf,
-    pub options: SynthOptions,
-    /// WindowPoSt: how many sectors (default: a full partition).
+    /// Seeds every random value: the same seed writes the same file.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    #[arg(long, default_value_t = 1000)]
+    pub miner_id: u64,
+    /// The sector's number (window-post: the first sector's).
+    #[arg(long, default_value_t = 1)]
+    pub sector_number: u64,
+    /// window-post: how many sectors (default: a full partition, 2349 at 32GiB).
+    #[arg(long)]
     pub sectors: Option<usize>,
+}
+
+impl SynthArgs {
+    fn options(&self) -> SynthOptions {
+        SynthOptions {
+            seed: self.seed,
+            miner_id: self.miner_id,
+            sector_number: self.sector_number,
+        }
+    }
 }
 
 /// `cuzk synth`.
@@ -144,7 +167,7 @@ pub fn run(args: &SynthArgs) -> Result<()> {
             if args.sectors.is_some() {
                 bail!("--sectors is for window-post (a PoRep is one sector)");
             }
-            let made = synthetic::porep_of_size(sector_size, &args.options)?;
+            let made = synthetic::porep_of_size(sector_size, &args.options())?;
             let json = made.commit_phase1_json()?;
             write(&args.out, &json)?;
             println!(
@@ -167,7 +190,7 @@ pub fn run(args: &SynthArgs) -> Result<()> {
             );
         }
         kind @ (CircuitKind::WinningPost | CircuitKind::WindowPost) => {
-            let made = synthetic::post_of_size(kind, sector_size, args.sectors, &args.options)?;
+            let made = synthetic::post_of_size(kind, sector_size, args.sectors, &args.options())?;
             let file = RequestFile {
                 kind: if kind == CircuitKind::WinningPost {
                     "winning"
@@ -209,7 +232,7 @@ pub fn run(args: &SynthArgs) -> Result<()> {
             if args.sectors.is_some() {
                 bail!("--sectors is for window-post (an update is one sector)");
             }
-            let made = synthetic::snap_of_size(sector_size, &args.options)?;
+            let made = synthetic::snap_of_size(sector_size, &args.options())?;
             let file = RequestFile {
                 kind: "snap".into(),
                 registered_proof: made.registered_proof_number(),

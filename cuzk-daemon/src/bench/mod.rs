@@ -21,44 +21,85 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
+use cuzk_core::config::ByteSize;
 use cuzk_core::filecoin::synthetic::{self, SynthOptions};
-use cuzk_core::filecoin::{
-    generate_parameters, parse_sector_size, CircuitKind, FilecoinJob, GenerateOptions,
-};
+use cuzk_core::filecoin::{parse_sector_size, CircuitKind, FilecoinJob, GenerateOptions};
 
 use crate::config::DaemonConfig;
 use crate::proto;
 
 /// What `cuzk bench` was asked for.
+#[derive(clap::Args)]
 pub struct BenchArgs {
     /// porep, winning-post, window-post or snap.
+    #[arg(long)]
     pub kind: String,
+    /// 2KiB, 8MiB, 512MiB, 32GiB or 64GiB.
+    #[arg(long)]
     pub sector_size: String,
-    /// A commit-phase-1 output (porep) or a request file (`cuzk synth`'s PoSt output) to
-    /// prove instead of a synthetic input made here.
+    /// Prove this input instead of a synthetic one: a commit-phase-1 output (porep) or a
+    /// request file from `cuzk synth` (the other kinds).
+    #[arg(long)]
     pub input: Option<PathBuf>,
-    /// PoRep from `input`: the sector's miner and number (its replica id hashes them).
+    /// porep --input: the sector's miner (its replica id hashes it).
+    #[arg(long, default_value_t = 1000)]
     pub miner_id: u64,
+    /// porep --input: the sector's number.
+    #[arg(long, default_value_t = 1)]
     pub sector_number: u64,
+    /// Configuration file, as for `cuzk serve` (default: $CUZK_CONFIG, else
+    /// /etc/cuzk/cuzk.toml if present, else the built-in defaults).
+    #[arg(long)]
     pub config: Option<PathBuf>,
-    /// Overrides the configuration's `srs.param_cache`.
+    /// The parameter folder (default: the configuration's srs.param_cache).
+    #[arg(long)]
     pub param_cache: Option<PathBuf>,
-    /// Generate missing parameters (random ones: never for a network).
+    /// Generate missing parameters into the parameter folder (random ones: for benchmarks
+    /// only, never for a network's parameter cache).
+    #[arg(long)]
     pub generate_params: bool,
-    /// Jobs in flight, one measured point each.
+    /// Jobs kept in flight, one measured point each.
+    #[arg(long, value_delimiter = ',', default_value = "1")]
     pub in_flight: Vec<usize>,
-    /// Timed jobs per point (at least the jobs in flight).
+    /// Timed jobs per point (default: the most in flight).
+    #[arg(long)]
     pub jobs: Option<usize>,
+    /// Write the figures as JSON.
+    #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Draw the engine's timeline (every thread's phases) as SVG.
+    #[arg(long)]
     pub timeline: Option<PathBuf>,
+    /// Seeds the synthetic input.
+    #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// A second kind (synthetic, same sector size) submitted at CRITICAL priority every
-    /// `probe_every` while each point runs: its latency under the main kind's load.
+    /// Also submit this kind (synthetic, same sector size) at CRITICAL priority while each
+    /// point runs, and report its latency under the load (e.g. winning-post under porep).
+    #[arg(long)]
     pub probe: Option<String>,
+    /// Seconds between the probe's jobs (each is awaited before the wait starts; at least
+    /// 0.1).
+    #[arg(long, default_value = "5", value_parser = parse_probe_every)]
     pub probe_every: Duration,
-    /// Overrides the configuration's `gpus.vram_budget`: a smaller card simulated on a large
-    /// one (parameters and matrices stay resident only where they fit).
-    pub vram_budget: Option<cuzk_core::config::ByteSize>,
+    /// The GPU's budget for parameters, matrices and proofs, overriding the configuration's
+    /// gpus.vram_budget: e.g. 24GiB or 16GiB simulates a smaller card on a large one.
+    #[arg(long, value_parser = parse_vram_budget)]
+    pub vram_budget: Option<ByteSize>,
+}
+
+fn parse_probe_every(text: &str) -> Result<Duration, String> {
+    text.parse::<f64>()
+        .ok()
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .filter(|d| d.as_secs_f64() >= 0.1)
+        .ok_or_else(|| format!("`{text}` is not a number of seconds of at least 0.1"))
+}
+
+fn parse_vram_budget(text: &str) -> Result<ByteSize, String> {
+    match text.parse::<ByteSize>()? {
+        ByteSize::Bytes(0) => Err("must be more than 0 bytes".into()),
+        size => Ok(size),
+    }
 }
 
 /// `cuzk bench`.
@@ -205,14 +246,18 @@ fn bench_request(
             };
             let registered_proof = if input.is_some() {
                 // The commit-phase-1 output names its registered proof; the request must too.
-                let value: serde_json::Value = serde_json::from_slice(
+                // Only that field is decoded here (the rest is skipped, not built): intake
+                // parses the whole output once.
+                #[derive(serde::Deserialize)]
+                struct Head {
+                    registered_proof: String,
+                }
+                let head: Head = serde_json::from_slice(
                     cuzk_core::filecoin::envelope::unwrap(&c1)?.json.as_ref(),
                 )
                 .context("the --input file is not a commit-phase-1 output")?;
-                let name = value["registered_proof"]
-                    .as_str()
-                    .context("the commit-phase-1 output names no registered_proof")?;
-                cuzk_core::filecoin::registry::seal_proof_number_by_name(name)
+                let name = head.registered_proof;
+                cuzk_core::filecoin::registry::seal_proof_number_by_name(&name)
                     .with_context(|| format!("unknown registered proof {name}"))?
             } else {
                 registered_proof
@@ -282,30 +327,19 @@ fn ensure_parameters(
             path.display()
         );
     }
-    crate::production_folder_check(folder, sector_size, false, Some(configured))?;
     println!(
         "parameters: generating {} (random: for benchmarks only, never for a network)",
         path.display()
     );
+    let folders = crate::params_cmd::Folders {
+        folder,
+        configured: Some(configured),
+        into_param_cache: false,
+    };
     let options = GenerateOptions {
         force: true,
         cpu_only: false,
     };
-    let done = generate_parameters(
-        folder,
-        sector_size,
-        &[kind],
-        options,
-        &mut rand::rngs::OsRng,
-    )?;
-    for set in done {
-        println!(
-            "  {} generated in {:.1} s ({:.2} GB, multiplied on the {})",
-            set.circuit_id,
-            set.elapsed.as_secs_f64(),
-            set.file_bytes as f64 / 1e9,
-            if set.on_gpu { "GPU" } else { "CPU" }
-        );
-    }
+    crate::params_cmd::generate(&folders, sector_size, &[kind], options)?;
     Ok(())
 }

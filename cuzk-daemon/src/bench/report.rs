@@ -69,8 +69,20 @@ impl Report {
                 .iter()
                 .map(|b| format!("{:.0}%", b * 100.0))
                 .collect();
+            // Unknown figures (no peak RSS from the system, no GPU) read "-", not 0.
+            let rss = p
+                .peak_rss_bytes
+                .map_or("-".to_string(), |b| format!("{:.1}G", gib(b)));
+            let (vram, busy) = if busy.is_empty() {
+                ("-".to_string(), "-".to_string())
+            } else {
+                (
+                    format!("{:.1}G", gib(samples.peak_vram_bytes)),
+                    busy.join(" "),
+                )
+            };
             out += &format!(
-                "{:>9} {:>9.2} {:>9.0} {:>11.2} {:>11.2} {:>11.2} {:>11.2} {:>8.1}G {:>9.1}G {:>9}\n",
+                "{:>9} {:>9.2} {:>9.0} {:>11.2} {:>11.2} {:>11.2} {:>11.2} {:>9} {:>10} {:>9}{}\n",
                 p.concurrency,
                 per_job,
                 3600.0 / per_job.max(1e-9),
@@ -78,13 +90,11 @@ impl Report {
                 per_partition(p.median.synthesis),
                 per_partition(p.median.prove),
                 per_partition(p.median.finalize),
-                gib(p.peak_rss_bytes.unwrap_or(0)),
-                gib(samples.peak_vram_bytes),
-                if busy.is_empty() { "-".to_string() } else { busy.join(" ") },
+                rss,
+                vram,
+                busy,
+                probe_column(samples),
             );
-            out.pop();
-            out += &probe_column(samples);
-            out.push('\n');
         }
         out
     }

@@ -28,6 +28,8 @@ pub use self::snap::{snap, snap_of_size, SyntheticSnap};
 pub use self::tree::{shape_arities, MerklePath, NodeValues, ShapeProof, SparseTree};
 
 use filecoin_hashers::Domain;
+
+use crate::filecoin::FilecoinError;
 use rand::Rng;
 
 /// Who the synthetic sector belongs to, and the seed of everything random in it.
@@ -49,6 +51,19 @@ impl Default for SynthOptions {
             miner_id: 1000,
             sector_number: 1,
         }
+    }
+}
+
+/// A commitment's 32 bytes.
+fn commitment<D: AsRef<[u8]>>(domain: &D) -> [u8; 32] {
+    let mut bytes = [0u8; 32];
+    bytes.copy_from_slice(domain.as_ref());
+    bytes
+}
+
+fn synthetic_error(reason: impl Into<String>) -> FilecoinError {
+    FilecoinError::Synthetic {
+        reason: reason.into(),
     }
 }
 

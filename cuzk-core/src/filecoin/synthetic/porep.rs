@@ -47,8 +47,8 @@ use storage_proofs_porep::stacked::{
     ReplicaColumnProof, StackedBucketGraph, EXP_DEGREE, TOTAL_PARENTS,
 };
 
-use super::tree::{hash2, synthetic_error, NodeValues, SparseTree};
-use super::{random_domain, SynthOptions};
+use super::tree::{hash2, NodeValues, SparseTree};
+use super::{commitment, random_domain, synthetic_error, SynthOptions};
 use crate::filecoin::registry::{current_seal_proof, prover_id, seal_proof_number};
 use crate::filecoin::FilecoinError;
 
@@ -174,6 +174,9 @@ fn porep_of_shape<Tree: 'static + MerkleTreeTrait>(
     for &node in &challenged {
         columns.insert(node, Vec::with_capacity(layers));
     }
+    // The parent labels each challenged node's label hashed, per layer: its labeling and
+    // encoding proofs carry them.
+    let mut label_inputs: HashMap<usize, Vec<Vec<_>>> = HashMap::new();
     for layer in 1..=layers {
         for (&node, node_parents) in &parents {
             let labels = layer_parents(&columns, node_parents, layer)?;
@@ -182,6 +185,7 @@ fn porep_of_shape<Tree: 'static + MerkleTreeTrait>(
                 .get_mut(&node)
                 .expect("every challenged node has a column")
                 .push(label);
+            label_inputs.entry(node).or_default().push(labels);
         }
     }
 
@@ -225,7 +229,14 @@ fn porep_of_shape<Tree: 'static + MerkleTreeTrait>(
         .map(|partition| {
             partition
                 .par_iter()
-                .map(|&node| challenge_proof::<Tree>(&trees, &columns, &parents[&node], node))
+                .map(|&node| {
+                    let opened = Opened {
+                        columns: &columns,
+                        parents: &parents[&node],
+                        label_inputs: &label_inputs[&node],
+                    };
+                    challenge_proof::<Tree>(&trees, &opened, node)
+                })
                 .collect::<Result<_, FilecoinError>>()
         })
         .collect::<Result<_, FilecoinError>>()?;
@@ -334,43 +345,51 @@ struct Trees<'a, Tree: MerkleTreeTrait> {
     tree_r_last: &'a SparseTree<Tree::Hasher>,
 }
 
+/// What a challenge's proof opens besides the trees: the columns, the node's parents, and
+/// the parent labels its label hashed in each layer.
+struct Opened<'a, D> {
+    columns: &'a HashMap<usize, LabelColumn<D>>,
+    parents: &'a Parents,
+    label_inputs: &'a [Vec<D>],
+}
+
 /// The vanilla proof of one challenge.
 fn challenge_proof<Tree: 'static + MerkleTreeTrait>(
     trees: &Trees<'_, Tree>,
-    columns: &HashMap<usize, LabelColumn<<Tree::Hasher as Hasher>::Domain>>,
-    parents: &Parents,
+    opened: &Opened<'_, <Tree::Hasher as Hasher>::Domain>,
     node: usize,
 ) -> Result<Proof<Tree, DefaultPieceHasher>, FilecoinError> {
     let column_proof = |n: usize| -> Result<_, FilecoinError> {
-        let column = Column::new(n as u32, columns[&n].clone())
+        let column = Column::new(n as u32, opened.columns[&n].clone())
             .map_err(|e| synthetic_error(format!("column {n}: {e:#}")))?;
         ColumnProof::from_column(column, trees.tree_c.proof::<Tree>(n as u64)?)
             .map_err(|e| synthetic_error(format!("column proof {n}: {e:#}")))
     };
     let replica_column_proofs = ReplicaColumnProof {
         c_x: column_proof(node)?,
-        drg_parents: parents
+        drg_parents: opened
+            .parents
             .base
             .iter()
             .map(|&p| column_proof(p))
             .collect::<Result<_, _>>()?,
-        exp_parents: parents
+        exp_parents: opened
+            .parents
             .expander
             .iter()
             .map(|&p| column_proof(p))
             .collect::<Result<_, _>>()?,
     };
-    let layers = columns[&node].len();
-    let mut labeling_proofs = Vec::with_capacity(layers);
-    for layer in 1..=layers {
-        let labels = layer_parents(columns, parents, layer)?;
-        labeling_proofs.push(LabelingProof::new(layer as u32, node as u64, labels));
-    }
-    let encoding_proof = EncodingProof::new(
-        layers as u32,
-        node as u64,
-        layer_parents(columns, parents, layers)?,
-    );
+    let labeling_proofs: Vec<_> = (1..)
+        .zip(opened.label_inputs)
+        .map(|(layer, labels)| LabelingProof::new(layer, node as u64, labels.clone()))
+        .collect();
+    let last = opened
+        .label_inputs
+        .last()
+        .ok_or_else(|| synthetic_error("a PoRep of no layers"))?;
+    let encoding_proof =
+        EncodingProof::new(labeling_proofs.len() as u32, node as u64, last.clone());
     let tree_d = trees.tree_d;
     Ok(Proof {
         comm_d_proofs: tree_d.proof_in::<U2, U0, U0>(node as u64)?,
@@ -385,38 +404,26 @@ fn challenge_proof<Tree: 'static + MerkleTreeTrait>(
 fn api_vanilla_proofs<Tree: 'static + MerkleTreeTrait>(
     proofs: Vec<Vec<Proof<Tree, DefaultPieceHasher>>>,
 ) -> Result<VanillaSealProof, FilecoinError> {
-    let proofs: Box<dyn Any> = Box::new(proofs);
-    let proofs = match proofs.downcast::<Vec<Vec<Proof<SectorShape2KiB, DefaultPieceHasher>>>>() {
-        Ok(p) => return Ok(VanillaSealProof::StackedDrg2KiBV1(*p)),
-        Err(other) => other,
-    };
-    let proofs = match proofs.downcast::<Vec<Vec<Proof<SectorShape8MiB, DefaultPieceHasher>>>>() {
-        Ok(p) => return Ok(VanillaSealProof::StackedDrg8MiBV1(*p)),
-        Err(other) => other,
-    };
-    let proofs = match proofs.downcast::<Vec<Vec<Proof<SectorShape512MiB, DefaultPieceHasher>>>>() {
-        Ok(p) => return Ok(VanillaSealProof::StackedDrg512MiBV1(*p)),
-        Err(other) => other,
-    };
-    let proofs = match proofs.downcast::<Vec<Vec<Proof<SectorShape32GiB, DefaultPieceHasher>>>>() {
-        Ok(p) => return Ok(VanillaSealProof::StackedDrg32GiBV1(*p)),
-        Err(other) => other,
-    };
-    match proofs.downcast::<Vec<Vec<Proof<SectorShape64GiB, DefaultPieceHasher>>>>() {
-        Ok(p) => Ok(VanillaSealProof::StackedDrg64GiBV1(*p)),
-        Err(_) => Err(synthetic_error(
-            "a sector shape filecoin-proofs-api does not list",
-        )),
+    // Each arm hands the proofs over if `Tree` is that shape, or passes them on.
+    macro_rules! as_shape {
+        ($proofs:expr, $shape:ty, $variant:ident) => {
+            match $proofs.downcast::<Vec<Vec<Proof<$shape, DefaultPieceHasher>>>>() {
+                Ok(p) => return Ok(VanillaSealProof::$variant(*p)),
+                Err(other) => other,
+            }
+        };
     }
+    let proofs: Box<dyn Any> = Box::new(proofs);
+    let proofs = as_shape!(proofs, SectorShape2KiB, StackedDrg2KiBV1);
+    let proofs = as_shape!(proofs, SectorShape8MiB, StackedDrg8MiBV1);
+    let proofs = as_shape!(proofs, SectorShape512MiB, StackedDrg512MiBV1);
+    let proofs = as_shape!(proofs, SectorShape32GiB, StackedDrg32GiBV1);
+    let _ = as_shape!(proofs, SectorShape64GiB, StackedDrg64GiBV1);
+    Err(synthetic_error(
+        "a sector shape filecoin-proofs-api does not list",
+    ))
 }
 
 fn random_bytes(rng: &mut StdRng) -> [u8; 32] {
     rand::Rng::gen(rng)
-}
-
-/// A commitment's 32 bytes.
-pub(super) fn commitment<D: AsRef<[u8]>>(domain: &D) -> [u8; 32] {
-    let mut bytes = [0u8; 32];
-    bytes.copy_from_slice(domain.as_ref());
-    bytes
 }

@@ -18,9 +18,8 @@ use rand::SeedableRng;
 use rayon::prelude::*;
 use storage_proofs_post::fallback::{Proof, SectorProof};
 
-use super::porep::commitment;
-use super::tree::{hash2, synthetic_error, NodeValues, SparseTree};
-use super::{random_domain, SynthOptions};
+use super::tree::{hash2, NodeValues, SparseTree};
+use super::{commitment, random_domain, synthetic_error, SynthOptions};
 use crate::filecoin::registry::{current_post_proof, post_proof_number, prover_id};
 use crate::filecoin::CircuitKind;
 use crate::filecoin::FilecoinError;

@@ -50,16 +50,15 @@ use filecoin_hashers::Hasher;
 use filecoin_proofs::types::SectorUpdateConfig;
 use filecoin_proofs::MerkleTreeTrait;
 use filecoin_proofs_api::RegisteredUpdateProof;
-use generic_array::typenum::{Unsigned, U0, U2};
+use generic_array::typenum::{U0, U2};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use rayon::prelude::*;
 use storage_proofs_update::constants::{TreeDDomain, TreeDHasher, TreeRDomain, TreeRHasher};
 use storage_proofs_update::{phi, rho, ChallengeProof, Challenges, PartitionProof, PublicParams};
 
-use super::porep::commitment;
-use super::tree::{hash2, hash_children, shape_arities, synthetic_error, NodeValues};
-use super::{random_domain, SynthOptions};
+use super::tree::{hash2, hash_children, shape_arities, shape_of, NodeValues};
+use super::{commitment, random_domain, synthetic_error, SynthOptions};
 use crate::filecoin::registry::{current_update_proof, update_proof_number};
 use crate::filecoin::FilecoinError;
 
@@ -242,13 +241,7 @@ impl<H: Hasher> BlockTree<H> {
         block_leaves: u64,
         block_values: Vec<H::Domain>,
     ) -> Result<Self, FilecoinError> {
-        let arities = shape_arities(
-            leaf_count,
-            Tree::Arity::to_usize(),
-            Tree::SubTreeArity::to_usize(),
-            Tree::TopTreeArity::to_usize(),
-        )?;
-        Self::new(arities, block_leaves, block_values)
+        Self::new(shape_of::<Tree>(leaf_count)?, block_leaves, block_values)
     }
 
     /// A tree whose levels have `arities` (leaves first).
@@ -298,16 +291,17 @@ impl<H: Hasher> BlockTree<H> {
             )));
         }
         let per_node = block_leaves / spans[uniform];
-        let mut row: Vec<H::Domain> = (0..full_count)
+        let row: Vec<H::Domain> = (0..full_count)
             .map(|i| per_block[uniform][(i / per_node) as usize])
             .collect();
-        let mut above = Vec::with_capacity(arities.len() - uniform);
+        let mut above: Vec<Vec<H::Domain>> = Vec::with_capacity(arities.len() - uniform);
         for (height, &arity) in arities.iter().enumerate().skip(uniform) {
-            row = row
+            let below = above.last().unwrap_or(&row);
+            let next = below
                 .par_chunks(arity)
                 .map(|children| hash_children::<H>(children, height))
                 .collect();
-            above.push(row.clone());
+            above.push(next);
         }
         Ok(BlockTree {
             arities,

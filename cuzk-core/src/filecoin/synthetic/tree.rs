@@ -19,6 +19,7 @@ use merkletree::hash::Algorithm;
 use rayon::prelude::*;
 use storage_proofs_core::merkle::{MerkleProof, MerkleTreeTrait};
 
+use super::synthetic_error;
 use crate::filecoin::FilecoinError;
 
 /// A Merkle proof in the shape of `Tree` (storage-proofs' proofs of a sector's trees).
@@ -48,13 +49,7 @@ impl<H: Hasher> SparseTree<H> {
         default_leaf: H::Domain,
         leaves: BTreeMap<u64, H::Domain>,
     ) -> Result<Self, FilecoinError> {
-        let arities = shape_arities(
-            leaf_count,
-            Tree::Arity::to_usize(),
-            Tree::SubTreeArity::to_usize(),
-            Tree::TopTreeArity::to_usize(),
-        )?;
-        Self::new(arities, default_leaf, leaves)
+        Self::new(shape_of::<Tree>(leaf_count)?, default_leaf, leaves)
     }
 
     /// A tree whose levels have `arities` (leaves first).
@@ -193,6 +188,18 @@ pub(super) fn hash_children<H: Hasher>(children: &[H::Domain], height: usize) ->
     function.multi_node(children, height)
 }
 
+/// The arities of the levels of a tree of `leaf_count` leaves in the shape of `Tree`.
+pub(super) fn shape_of<Tree: MerkleTreeTrait>(
+    leaf_count: u64,
+) -> Result<Vec<usize>, FilecoinError> {
+    shape_arities(
+        leaf_count,
+        Tree::Arity::to_usize(),
+        Tree::SubTreeArity::to_usize(),
+        Tree::TopTreeArity::to_usize(),
+    )
+}
+
 /// The arities of the levels of a tree of `leaf_count` leaves with base arity `base` and
 /// (0 when absent) sub-tree and top-tree arities, leaves first.
 pub fn shape_arities(
@@ -235,12 +242,6 @@ pub fn shape_arities(
 /// Hashes two nodes as a PoRep's comm_r is made from comm_c and comm_r_last.
 pub fn hash2<H: Hasher>(a: &H::Domain, b: &H::Domain) -> H::Domain {
     <H::Function as HashFunction<H::Domain>>::hash2(a, b)
-}
-
-pub(super) fn synthetic_error(reason: impl Into<String>) -> FilecoinError {
-    FilecoinError::Synthetic {
-        reason: reason.into(),
-    }
 }
 
 #[cfg(test)]
