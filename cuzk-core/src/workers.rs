@@ -113,11 +113,14 @@ fn synthesize_partition(
     let partition = &job.partitions[item.index];
     // Asked again while waiting: a partition that began waiting before the first of its
     // circuit was measured is admitted by that measurement, not after the first is proved.
+    let witness_only = shared.products_on_gpu
+        && shared.config.engine.synthesis == SynthesisPath::Matrices
+        && partition.matrix_path().is_some();
     let estimate = || {
         partition
             .working_set_hint
             .or_else(|| shared.seen_working_set(&job.circuit_id))
-            .unwrap_or(u64::MAX) // unknown: run alone until the first one is measured
+            .unwrap_or_else(|| working_set_bound(&srs.params, witness_only))
     };
     let Some(mut reservation) = shared.budget.reserve_with(estimate) else {
         return Ok(None);
@@ -165,6 +168,20 @@ fn synthesize_partition(
     }))
 }
 
+/// The most a partition proved with `params` can hold once synthesized, before any has been
+/// measured: its witness (one scalar per variable) and, unless the products are left to the
+/// GPU, a, b and c for at most the domain's constraints. Known from the parameters, so the
+/// first partitions of a new circuit id synthesize side by side instead of one at a time
+/// while the first records the matrices (minutes at 32 GiB). Should that partition fall back
+/// to a full synthesis, its a, b and c go past the estimate until it is measured.
+fn working_set_bound(params: &bellperson_lite::Parameters, witness_only: bool) -> u64 {
+    let variables = (params.vk.ic.len() + params.l.len()) as u64;
+    let domain = (params.h.len() as u64 + 1).next_power_of_two();
+    let products = if witness_only { 0 } else { 3 * domain };
+    // Three density bitmaps of at most one bit per variable.
+    (variables + products) * 32 + (3 * variables).div_ceil(8)
+}
+
 /// A partition's assignment: through its circuit id's matrices when the configuration and the
 /// partition allow it (recorded on first use), else, or if that path fails, in full. With
 /// the products left to the GPU, the assignment has no a, b and c, and the matrices come
@@ -177,11 +194,15 @@ fn synthesize_with(
     if shared.config.engine.synthesis == SynthesisPath::Matrices {
         if let Some(path) = partition.matrix_path() {
             let defer = shared.products_on_gpu;
+            // The witness first: while the first partition of a circuit id records its
+            // matrices (minutes at 32 GiB, on one thread), the others compute their witnesses
+            // instead of waiting for the matrices to start them.
+            let witness = (path.witness)()?;
             match shared.matrices_for(circuit_id, path) {
                 Ok(matrices) => match if defer {
-                    matrices.witness_assignment((path.witness)()?)
+                    matrices.witness_assignment(witness)
                 } else {
-                    matrices.assignment((path.witness)()?)
+                    matrices.assignment(witness)
                 } {
                     Ok(a) => return Ok((a, defer.then_some(matrices))),
                     Err(e) => tracing::warn!(
@@ -391,7 +412,41 @@ pub(crate) fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::ActiveCount;
+    use super::{working_set_bound, ActiveCount};
+    use crate::kind::{assignment_bytes, Partition};
+    use bellperson_lite::circuits::ShaCircuit;
+    use bellperson_lite::generator::generate_random_parameters;
+    use rand::SeedableRng;
+
+    #[test]
+    fn working_set_bound_covers_what_synthesis_measures() {
+        let circuit = ShaCircuit::new(10, 1);
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(3);
+        let params = generate_random_parameters(circuit.clone(), &mut rng).unwrap();
+        let partition = Partition::from_circuit(circuit.clone(), vec![circuit.public_input()]);
+
+        let full = assignment_bytes(&partition.synthesize().unwrap());
+        let witness_only = {
+            let mut a = partition.synthesize().unwrap();
+            (a.a.clear(), a.b.clear(), a.c.clear());
+            assignment_bytes(&a)
+        };
+        let (full_bound, witness_bound) = (
+            working_set_bound(&params, false),
+            working_set_bound(&params, true),
+        );
+        assert!(full_bound >= full, "{full_bound} < {full}");
+        assert!(
+            witness_bound >= witness_only,
+            "{witness_bound} < {witness_only}"
+        );
+        // Bounds, not guesses: within the domain's rounding of what is measured.
+        assert!(full_bound < 2 * full, "{full_bound} vs {full}");
+        assert!(
+            witness_bound < full,
+            "witness only is {witness_bound}, full {full}"
+        );
+    }
 
     #[test]
     fn active_count_follows_its_guards_and_survives_a_panic() {
