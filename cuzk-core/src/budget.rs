@@ -30,6 +30,9 @@ impl State {
 #[derive(Debug)]
 pub(crate) struct MemoryBudget {
     total: u64,
+    /// Bytes beyond `total` that only CRITICAL partitions may take, so that a WinningPoSt
+    /// never waits for a PoRep partition to free its bytes (`memory.critical_reserve`).
+    critical_reserve: u64,
     state: Mutex<State>,
     freed: Condvar,
 }
@@ -103,9 +106,16 @@ impl Drop for Reservation {
 }
 
 impl MemoryBudget {
+    #[cfg(test)]
     pub fn new(total: u64) -> Arc<MemoryBudget> {
+        MemoryBudget::with_critical_reserve(total, 0)
+    }
+
+    /// A budget of `total` bytes, and `critical_reserve` more for CRITICAL partitions.
+    pub fn with_critical_reserve(total: u64, critical_reserve: u64) -> Arc<MemoryBudget> {
         Arc::new(MemoryBudget {
             total: total.max(1),
+            critical_reserve,
             state: Mutex::default(),
             freed: Condvar::new(),
         })
@@ -133,13 +143,27 @@ impl MemoryBudget {
     /// them; `estimate` is asked before the first check and after every wake-up (it may
     /// improve while waiting, see [`MemoryBudget::wake`]). `None` when the budget was closed
     /// (shutdown) while waiting.
-    pub fn reserve_with(
+    pub fn reserve_with(self: &Arc<Self>, estimate: impl FnMut() -> u64) -> Option<Reservation> {
+        self.reserve_within(estimate, self.total)
+    }
+
+    /// [`MemoryBudget::reserve_with`] for a CRITICAL partition: it may also take the critical
+    /// reserve.
+    pub fn reserve_critical_with(
+        self: &Arc<Self>,
+        estimate: impl FnMut() -> u64,
+    ) -> Option<Reservation> {
+        self.reserve_within(estimate, self.total + self.critical_reserve)
+    }
+
+    fn reserve_within(
         self: &Arc<Self>,
         mut estimate: impl FnMut() -> u64,
+        limit: u64,
     ) -> Option<Reservation> {
         let mut bytes = estimate().min(self.total);
         let mut s = self.state();
-        while !s.closed && s.used + bytes > self.total {
+        while !s.closed && s.used + bytes > limit {
             s = self.freed.wait(s).unwrap_or_else(|e| e.into_inner());
             // Asked without the lock held: the estimate may take other locks.
             drop(s);
@@ -172,6 +196,36 @@ impl MemoryBudget {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn critical_partitions_may_take_the_reserve_and_nobody_else() {
+        let budget = MemoryBudget::with_critical_reserve(100, 10);
+        let full = budget.reserve_with(|| 95).unwrap();
+        let normal = {
+            let budget = Arc::clone(&budget);
+            std::thread::spawn(move || budget.reserve_with(|| 10).map(|r| r.bytes()))
+        };
+        // Fits in the reserve: at once, over the budget, while the normal one waits.
+        let critical = budget.reserve_critical_with(|| 10).unwrap();
+        assert_eq!((budget.used(), budget.peak()), (105, 105));
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(
+            !normal.is_finished(),
+            "the reserve is not for normal partitions"
+        );
+        // More than the reserve holds waits like any other.
+        let waiting = {
+            let budget = Arc::clone(&budget);
+            std::thread::spawn(move || budget.reserve_critical_with(|| 6).map(|r| r.bytes()))
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!waiting.is_finished());
+        drop(critical);
+        assert_eq!(waiting.join().unwrap(), Some(6));
+        drop(full);
+        assert_eq!(normal.join().unwrap(), Some(10));
+        assert_eq!(budget.used(), 0);
+    }
 
     #[test]
     fn waits_until_it_fits_and_tracks_the_peak() {

@@ -65,6 +65,11 @@ pub struct EngineConfig {
     /// next start; empty = kept in memory only. A file is keyed by its circuit id: give a
     /// changed circuit a new id. Default "".
     pub matrix_cache: PathBuf,
+    /// The CRITICAL lane: one more synthesis thread, and one more prover per GPU (or one more
+    /// CPU prover), that take only CRITICAL partitions, plus `memory.critical_reserve`, so a
+    /// WinningPoSt waits neither for a thread, nor for bytes, nor for a prover held by other
+    /// work. Idle otherwise. Default true.
+    pub critical_lane: bool,
 }
 
 /// See [`EngineConfig::synthesis`].
@@ -86,6 +91,7 @@ impl Default for EngineConfig {
             self_check: true,
             synthesis: SynthesisPath::Matrices,
             matrix_cache: PathBuf::new(),
+            critical_lane: true,
         }
     }
 }
@@ -98,6 +104,11 @@ pub struct MemoryConfig {
     /// hold together; a partition waits until its estimated working set fits. "auto" = 80% of
     /// physical memory minus the parameter budget (`srs.budget`). Default "auto".
     pub total_budget: ByteSize,
+    /// Bytes CRITICAL partitions may hold beyond `total_budget` (with `engine.critical_lane`),
+    /// so that one never waits for other work to free memory. "auto" = 1/32 of the total
+    /// budget, at least 1 GiB (a 32 GiB WinningPoSt partition holds well under that). Default
+    /// "auto".
+    pub critical_reserve: ByteSize,
 }
 
 /// GPUs (used when the engine is built with the `cuda` feature).
@@ -292,6 +303,17 @@ impl Config {
         self.srs.budget.resolve(|| physical_memory() / 5 * 2)
     }
 
+    /// The bytes CRITICAL partitions may hold beyond the working-set budget:
+    /// `memory.critical_reserve` resolved, 0 without the CRITICAL lane.
+    pub fn critical_reserve(&self) -> u64 {
+        if !self.engine.critical_lane {
+            return 0;
+        }
+        self.memory
+            .critical_reserve
+            .resolve(|| (self.memory_budget() / 32).max(1 << 30))
+    }
+
     /// The working-set budget in bytes, `memory.total_budget` resolved.
     pub fn memory_budget(&self) -> u64 {
         self.memory.total_budget.resolve(|| {
@@ -433,6 +455,13 @@ mod tests {
             .contains("too large"));
         let c = Config::from_toml("[memory]\ntotal_budget = 1048576").unwrap();
         assert_eq!(c.memory_budget(), 1 << 20);
+        assert_eq!(c.critical_reserve(), 1 << 30, "auto: at least 1 GiB");
+        let c = Config::from_toml("[memory]\ntotal_budget = \"64GiB\"").unwrap();
+        assert_eq!(c.critical_reserve(), 2 << 30, "auto: 1/32 of the budget");
+        let c = Config::from_toml("[memory]\ncritical_reserve = \"3GiB\"").unwrap();
+        assert_eq!(c.critical_reserve(), 3 << 30);
+        let c = Config::from_toml("[engine]\ncritical_lane = false").unwrap();
+        assert_eq!(c.critical_reserve(), 0, "no lane, no reserve");
     }
 
     #[test]

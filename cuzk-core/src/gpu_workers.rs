@@ -162,6 +162,16 @@ pub(crate) fn gpu_worker_loop(
                     shared.fail(&item.job, message);
                     continue;
                 }
+                if matches!(e, ProverError::Gpu(CudaError::InvalidArgument(_))) {
+                    // The library refused this proof as asked (e.g. more VRAM than the
+                    // device's budget can ever hold): the same request fails the same way, so
+                    // no retry (it would synthesize every partition again first).
+                    shared.fail(
+                        &item.job,
+                        format!("{message} (not retried: it would fail the same way)"),
+                    );
+                    continue;
+                }
                 // Kernel and driver errors count against the device; running out of memory
                 // (other work's share of it) does not.
                 let device_fault = matches!(e, ProverError::Gpu(CudaError::Cuda(_)));

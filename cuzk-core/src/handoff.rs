@@ -8,6 +8,10 @@
 //! priority order (FIFO within a priority), and a receiver takes the highest-priority partition
 //! ready, so a CRITICAL partition waits for at most the provers' current work.
 //!
+//! The CRITICAL lane: `critical_slots` more slots that only CRITICAL items fill, and receivers
+//! made with [`HandOffReceiver::only_critical`] that take nothing else, so a CRITICAL partition
+//! neither waits for a slot held by other work nor for a prover busy with it.
+//!
 //! Like the channel it replaces: `send` blocks while the slots are full and fails (giving the
 //! item back) once every receiver is gone; the receivers' iterator ends once every sender is
 //! gone and nothing is left.
@@ -17,8 +21,12 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use crate::job::Priority;
 
-/// A bounded hand-off of `capacity` slots (at least one).
-pub(crate) fn handoff<T>(capacity: usize) -> (HandOffSender<T>, HandOffReceiver<T>) {
+/// A bounded hand-off of `capacity` slots (at least one), and `critical_slots` more for
+/// CRITICAL items only.
+pub(crate) fn handoff<T>(
+    capacity: usize,
+    critical_slots: usize,
+) -> (HandOffSender<T>, HandOffReceiver<T>) {
     let shared = Arc::new(Shared {
         state: Mutex::new(State {
             ready: BinaryHeap::new(),
@@ -29,12 +37,16 @@ pub(crate) fn handoff<T>(capacity: usize) -> (HandOffSender<T>, HandOffReceiver<
         }),
         changed: Condvar::new(),
         capacity: capacity.max(1),
+        critical_slots,
     });
     (
         HandOffSender {
             shared: Arc::clone(&shared),
         },
-        HandOffReceiver { shared },
+        HandOffReceiver {
+            shared,
+            min: Priority::Low,
+        },
     )
 }
 
@@ -43,6 +55,8 @@ struct Shared<T> {
     /// Woken on every change: an item in or out, a sender admitted, a handle dropped.
     changed: Condvar,
     capacity: usize,
+    /// Slots beyond `capacity` that only CRITICAL items take.
+    critical_slots: usize,
 }
 
 struct State<T> {
@@ -108,6 +122,20 @@ impl<T> Shared<T> {
     fn wait<'a>(&self, guard: MutexGuard<'a, State<T>>) -> MutexGuard<'a, State<T>> {
         self.changed.wait(guard).unwrap_or_else(|e| e.into_inner())
     }
+
+    /// Whether an item of `priority` has a free slot: other items count against `capacity`
+    /// alone, CRITICAL ones against every slot.
+    fn has_room(&self, state: &State<T>, priority: Priority) -> bool {
+        if priority == Priority::Critical {
+            state.ready.len() < self.capacity + self.critical_slots
+        } else {
+            let others = state.ready.iter();
+            others
+                .filter(|e| e.ticket.priority != Priority::Critical)
+                .count()
+                < self.capacity
+        }
+    }
 }
 
 /// The synthesis threads' end; cloned per thread.
@@ -133,7 +161,7 @@ impl<T> HandOffSender<T> {
                 shared.changed.notify_all();
                 return Err(item);
             }
-            if state.ready.len() < shared.capacity && state.waiting.peek() == Some(&ticket) {
+            if shared.has_room(&state, priority) && state.waiting.peek() == Some(&ticket) {
                 state.waiting.pop();
                 state.ready.push(Entry { ticket, item });
                 shared.changed.notify_all();
@@ -163,16 +191,23 @@ impl<T> Drop for HandOffSender<T> {
 /// The provers' end; cloned per prover.
 pub(crate) struct HandOffReceiver<T> {
     shared: Arc<Shared<T>>,
+    /// The lowest priority this receiver takes (CRITICAL for the CRITICAL lane's provers).
+    min: Priority,
 }
 
 impl<T> HandOffReceiver<T> {
-    /// The highest-priority item handed over, blocking until there is one; `None` once every
-    /// sender is gone and nothing is left.
+    /// The highest-priority item handed over that this receiver takes, blocking until there
+    /// is one; `None` once every sender is gone and nothing it takes is left.
     pub(crate) fn recv(&self) -> Option<T> {
         let shared = &self.shared;
         let mut state = shared.lock();
         loop {
-            if let Some(entry) = state.ready.pop() {
+            if state
+                .ready
+                .peek()
+                .is_some_and(|e| e.ticket.priority >= self.min)
+            {
+                let entry = state.ready.pop()?;
                 shared.changed.notify_all();
                 return Some(entry.item);
             }
@@ -182,6 +217,13 @@ impl<T> HandOffReceiver<T> {
             state = shared.wait(state);
         }
     }
+
+    /// Another receiver that takes only CRITICAL items (a prover of the CRITICAL lane).
+    pub(crate) fn only_critical(&self) -> HandOffReceiver<T> {
+        let mut receiver = self.clone();
+        receiver.min = Priority::Critical;
+        receiver
+    }
 }
 
 impl<T> Clone for HandOffReceiver<T> {
@@ -189,6 +231,7 @@ impl<T> Clone for HandOffReceiver<T> {
         self.shared.lock().receivers += 1;
         HandOffReceiver {
             shared: Arc::clone(&self.shared),
+            min: self.min,
         }
     }
 }
@@ -228,7 +271,7 @@ mod tests {
     /// and a receiver takes the highest priority ready; FIFO within a priority.
     #[test]
     fn critical_overtakes_waiting_senders_and_ready_items() {
-        let (tx, rx) = handoff::<&'static str>(1);
+        let (tx, rx) = handoff::<&'static str>(1, 0);
         tx.send("normal 0", Priority::Normal).unwrap();
         let mut threads = Vec::new();
         for (name, priority, waiting) in [
@@ -248,9 +291,39 @@ mod tests {
         }
     }
 
+    /// With the ordinary slot full and its prover busy, a CRITICAL item takes the critical
+    /// slot at once and goes to the lane's receiver, which takes nothing else.
+    #[test]
+    fn the_critical_lane_has_its_own_slot_and_receiver() {
+        let (tx, rx) = handoff::<&'static str>(1, 1);
+        let lane = rx.only_critical();
+        tx.send("normal 0", Priority::Normal).unwrap();
+        let blocked = {
+            let tx = tx.clone();
+            std::thread::spawn(move || tx.send("normal 1", Priority::Normal).unwrap())
+        };
+        until_waiting(&rx, 1);
+        // Not blocked behind the full slot, nor behind the normal sender in line.
+        tx.send("critical", Priority::Critical).unwrap();
+        assert_eq!(lane.recv(), Some("critical"));
+        // A second CRITICAL waits for the critical slot only while it is taken.
+        tx.send("critical 2", Priority::Critical).unwrap();
+        assert_eq!(
+            rx.recv(),
+            Some("critical 2"),
+            "ordinary receivers take CRITICAL too"
+        );
+        assert_eq!(rx.recv(), Some("normal 0"));
+        blocked.join().unwrap();
+        drop(tx);
+        assert_eq!(lane.recv(), None, "the lane never takes a normal item");
+        assert_eq!(rx.recv(), Some("normal 1"));
+        assert_eq!(rx.recv(), None);
+    }
+
     #[test]
     fn the_highest_priority_ready_is_taken_first() {
-        let (tx, rx) = handoff(3);
+        let (tx, rx) = handoff(3, 0);
         tx.send(1, Priority::Low).unwrap();
         tx.send(2, Priority::Normal).unwrap();
         tx.send(3, Priority::High).unwrap();
@@ -262,7 +335,7 @@ mod tests {
     /// receivers end once the senders are gone and the items taken.
     #[test]
     fn closing_either_end_ends_the_other() {
-        let (tx, rx) = handoff(1);
+        let (tx, rx) = handoff(1, 0);
         tx.send(1, Priority::Normal).unwrap();
         let waiting = {
             let tx = tx.clone();
@@ -273,7 +346,7 @@ mod tests {
         assert_eq!(waiting.join().unwrap(), Err(2));
         assert_eq!(tx.send(3, Priority::Normal), Err(3));
 
-        let (tx, rx) = handoff(2);
+        let (tx, rx) = handoff(2, 0);
         let rx2 = rx.clone();
         tx.send("a", Priority::Normal).unwrap();
         drop(tx);

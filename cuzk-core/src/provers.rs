@@ -49,6 +49,15 @@ impl Provers {
         }
     }
 
+    /// The CRITICAL lane's provers (`engine.critical_lane`): one per GPU, or one CPU prover.
+    pub(crate) fn critical_lane_provers(&self) -> usize {
+        match self {
+            Provers::Cpu(_) => 1,
+            #[cfg(feature = "cuda")]
+            Provers::Gpu { devices, .. } => devices.len(),
+        }
+    }
+
     pub(crate) fn gpu_workers(&self) -> usize {
         match self {
             Provers::Cpu(_) => 0,

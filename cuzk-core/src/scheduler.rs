@@ -111,19 +111,32 @@ impl PartitionQueue {
         }
         s.heap.push(item);
         drop(s);
-        self.ready.notify_one();
+        // Every waiter: the one woken by notify_one could be a CRITICAL lane thread that may
+        // not take it.
+        self.ready.notify_all();
     }
 
     /// The next live partition; blocks while there is none. `None` once closed.
+    #[cfg(test)]
     pub fn pop(&self) -> Option<QueuedPartition> {
+        self.pop_at_least(Priority::Low)
+    }
+
+    /// The next live partition of at least priority `min` (the CRITICAL lane's threads take
+    /// nothing else); blocks while there is none. `None` once closed.
+    pub fn pop_at_least(&self, min: Priority) -> Option<QueuedPartition> {
         let mut s = self.state();
         loop {
             if s.closed {
                 return None;
             }
-            while let Some(item) = s.heap.pop() {
-                if !item.job.is_final() {
-                    return Some(item);
+            while let Some(top) = s.heap.peek() {
+                if top.job.is_final() {
+                    s.heap.pop();
+                } else if top.priority() >= min {
+                    return s.heap.pop();
+                } else {
+                    break;
                 }
             }
             s = self.ready.wait(s).unwrap_or_else(|e| e.into_inner());
@@ -200,6 +213,40 @@ mod tests {
             })
             .collect();
         assert_eq!(order, ["c1.0", "h1.0", "n1.0", "n1.1", "n2.0", "l1.0"]);
+    }
+
+    #[test]
+    fn the_critical_lane_takes_only_critical_partitions() {
+        let q = Arc::new(PartitionQueue::default());
+        q.push_job(&job("n1", Priority::Normal, 1), 10).unwrap();
+        let lane = {
+            let q = Arc::clone(&q);
+            std::thread::spawn(move || {
+                q.pop_at_least(Priority::Critical)
+                    .map(|p| p.job.id.0.clone())
+            })
+        };
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(
+            !lane.is_finished(),
+            "a normal partition must not be taken by the lane"
+        );
+        q.push_job(&job("h1", Priority::High, 1), 10).unwrap();
+        let cancelled = job("c0", Priority::Critical, 1);
+        cancelled.abort(crate::job::JobState::Cancelled, "cancelled".into(), |_| {});
+        q.push_job(&cancelled, 10).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(
+            !lane.is_finished(),
+            "nor a high one, nor a cancelled critical one"
+        );
+        q.push_job(&job("c1", Priority::Critical, 1), 10).unwrap();
+        assert_eq!(lane.join().unwrap().as_deref(), Some("c1"));
+        // The others are still there for the ordinary threads, in order.
+        assert_eq!(q.pop().unwrap().job.id.0, "h1");
+        assert_eq!(q.pop().unwrap().job.id.0, "n1");
+        q.close();
+        assert!(q.pop_at_least(Priority::Critical).is_none());
     }
 
     #[test]

@@ -30,7 +30,7 @@ use crate::budget::Reservation;
 use crate::config::SynthesisPath;
 use crate::engine::Shared;
 use crate::handoff::{HandOffReceiver, HandOffSender};
-use crate::job::{Job, JobResult, JobState};
+use crate::job::{Job, JobResult, JobState, Priority};
 use crate::kind::{assignment_bytes, Partition};
 use crate::scheduler::QueuedPartition;
 use crate::srs::LoadedSrs;
@@ -51,14 +51,16 @@ pub(crate) struct SynthesizedPartition {
     pub reservation: Reservation,
 }
 
-/// A synthesis thread (`index`: its lane in a timeline): takes partitions by priority until
-/// the queue closes.
+/// A synthesis thread (`index`: its lane in a timeline): takes partitions of at least
+/// priority `takes` (CRITICAL for the CRITICAL lane's thread), highest first, until the queue
+/// closes.
 pub(crate) fn synthesis_loop(
     shared: Arc<Shared>,
     provers: HandOffSender<SynthesizedPartition>,
     index: usize,
+    takes: Priority,
 ) {
-    while let Some(item) = shared.queue.pop() {
+    while let Some(item) = shared.queue.pop_at_least(takes) {
         let job = Arc::clone(&item.job);
         let _span = partition_span(&item).entered();
         job.mark_running();
@@ -122,7 +124,12 @@ fn synthesize_partition(
             .or_else(|| shared.seen_working_set(&job.circuit_id))
             .unwrap_or_else(|| working_set_bound(&srs.params, witness_only))
     };
-    let Some(mut reservation) = shared.budget.reserve_with(estimate) else {
+    let reserved = if job.priority == Priority::Critical {
+        shared.budget.reserve_critical_with(estimate)
+    } else {
+        shared.budget.reserve_with(estimate)
+    };
+    let Some(mut reservation) = reserved else {
         return Ok(None);
     };
     if job.is_final() {

@@ -287,6 +287,73 @@ async fn a_tiny_memory_budget_makes_partitions_wait() {
     assert_eq!(status.memory_reserved_bytes, 0, "everything released");
 }
 
+/// The CRITICAL lane: with the only ordinary synthesis thread held by a NORMAL partition that
+/// also holds the whole RAM budget, and another NORMAL job queued, a CRITICAL job still
+/// completes (its own thread, the critical reserve) while the others wait. Without the lane
+/// it cannot even start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_critical_job_overtakes_work_holding_every_thread_and_the_budget() {
+    let budget = 64 << 20;
+    for lane in [true, false] {
+        let mut c = config(1, 1);
+        c.engine.critical_lane = lane;
+        c.memory.total_budget = cuzk_core::config::ByteSize::Bytes(budget);
+        let (engine, _) = engine(c);
+        let gate = Arc::new(Gate::default());
+        let holder = {
+            let p = Partition::from_circuit(Gated(Arc::clone(&gate)), vec![mix(6).public_input()])
+                .with_working_set(budget);
+            engine
+                .submit(request("mix-6", Priority::Normal, vec![p]))
+                .unwrap()
+                .job_id
+        };
+        gate.wait_entered(1);
+        let queued = engine
+            .submit(mix_request(6, 1, Priority::Normal))
+            .unwrap()
+            .job_id;
+        let critical = engine
+            .submit(mix_request(6, 1, Priority::Critical))
+            .unwrap()
+            .job_id;
+
+        let waited = if lane {
+            None
+        } else {
+            Some(Duration::from_millis(300))
+        };
+        let result = engine.await_result(&critical, waited).await.unwrap();
+        if lane {
+            let r = result.expect("awaited without a deadline");
+            assert_eq!(r.state, JobState::Completed, "{:?}", r.error);
+            let status = engine.status();
+            assert!(
+                status.memory_peak_bytes > budget,
+                "the critical partition took the reserve: peak {}",
+                status.memory_peak_bytes
+            );
+            for other in [&holder, &queued] {
+                let still = engine
+                    .await_result(other, Some(Duration::ZERO))
+                    .await
+                    .unwrap();
+                assert!(still.is_none(), "the normal jobs wait behind the gate");
+            }
+        } else {
+            assert!(
+                result.is_none(),
+                "without the lane nothing frees a thread for it"
+            );
+        }
+        gate.open();
+        for id in [&holder, &queued, &critical] {
+            let r = engine.await_result(id, None).await.unwrap().unwrap();
+            assert_eq!(r.state, JobState::Completed, "{:?}", r.error);
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failing_and_panicking_synthesis_fail_only_their_job() {
     let (engine, _) = engine(config(1, 1));

@@ -22,7 +22,7 @@ use crate::budget::MemoryBudget;
 use crate::config::Config;
 use crate::error::EngineError;
 use crate::handoff::HandOffReceiver;
-use crate::job::{Job, JobId, JobResult, JobTable, ProofRequest};
+use crate::job::{Job, JobId, JobResult, JobTable, Priority, ProofRequest};
 use crate::metrics::Metrics;
 use crate::provers::Provers;
 use crate::scheduler::{PartitionQueue, PushError};
@@ -92,7 +92,10 @@ impl Engine {
         let products_on_gpu = provers.gpu_workers() > 0 && config.gpus.matrices_on_gpu;
         let synthesis_threads = config.synthesis_threads(products_on_gpu);
         let shared = Arc::new(Shared {
-            budget: MemoryBudget::new(config.memory_budget()),
+            budget: MemoryBudget::with_critical_reserve(
+                config.memory_budget(),
+                config.critical_reserve(),
+            ),
             config,
             queue: PartitionQueue::default(),
             jobs: JobTable::default(),
@@ -115,25 +118,51 @@ impl Engine {
             provers,
         };
         // At most one synthesized partition waits per prover, the highest priority taken
-        // first (`handoff`).
+        // first (`handoff`); the CRITICAL lane has its own slots, provers and thread.
         let prover_count = engine.provers.cpu_provers() + engine.provers.gpu_workers();
-        let (tx, rx) = crate::handoff::handoff(prover_count);
-        for i in 0..synthesis_threads {
+        let critical_lane = shared.config.engine.critical_lane;
+        let lane_provers = if critical_lane {
+            engine.provers.critical_lane_provers()
+        } else {
+            0
+        };
+        let (tx, rx) = crate::handoff::handoff(prover_count, lane_provers);
+        let lane_thread = usize::from(critical_lane);
+        for i in 0..synthesis_threads + lane_thread {
             let (shared, tx) = (Arc::clone(&shared), tx.clone());
-            engine.spawn(format!("cuzk-synth-{i}"), "synthesis", move || {
-                synthesis_loop(shared, tx, i)
+            let (name, takes) = if i < synthesis_threads {
+                (format!("cuzk-synth-{i}"), Priority::Low)
+            } else {
+                ("cuzk-synth-critical".to_string(), Priority::Critical)
+            };
+            engine.spawn(name, "synthesis", move || {
+                synthesis_loop(shared, tx, i, takes)
             })?;
         }
         drop(tx);
-        engine.spawn_provers(rx)?;
+        engine.spawn_provers(rx, critical_lane)?;
         Ok(engine)
     }
 
-    fn spawn_provers(&self, rx: HandOffReceiver<SynthesizedPartition>) -> Result<(), EngineError> {
+    /// The provers, and with `critical_lane` one more per GPU (or one more CPU prover) taking
+    /// only CRITICAL partitions.
+    fn spawn_provers(
+        &self,
+        rx: HandOffReceiver<SynthesizedPartition>,
+        critical_lane: bool,
+    ) -> Result<(), EngineError> {
+        let lane = usize::from(critical_lane);
+        let receiver = |i: usize, ordinary: usize| {
+            if i < ordinary {
+                rx.clone()
+            } else {
+                rx.only_critical()
+            }
+        };
         match &self.provers {
             Provers::Cpu(n) => {
-                for i in 0..*n {
-                    let (shared, rx) = (Arc::clone(&self.shared), rx.clone());
+                for i in 0..*n + lane {
+                    let (shared, rx) = (Arc::clone(&self.shared), receiver(i, *n));
                     self.spawn(format!("cuzk-cpu-prover-{i}"), "prover", move || {
                         cpu_prover_loop(shared, rx, i)
                     })?;
@@ -148,9 +177,12 @@ impl Engine {
                 let finalizers = self.shared.config.engine.finalizer_threads;
                 let (done_tx, done_rx) = crossbeam_channel::bounded(finalizers);
                 for device in devices {
-                    for w in 0..*workers_per_device {
-                        let (shared, rx, done_tx) =
-                            (Arc::clone(&self.shared), rx.clone(), done_tx.clone());
+                    for w in 0..*workers_per_device + lane {
+                        let (shared, rx, done_tx) = (
+                            Arc::clone(&self.shared),
+                            receiver(w, *workers_per_device),
+                            done_tx.clone(),
+                        );
                         let device = Arc::clone(device);
                         let name = format!("cuzk-gpu{}-worker-{w}", device.info.ordinal);
                         self.spawn(name, "GPU worker", move || {
