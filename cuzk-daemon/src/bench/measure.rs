@@ -9,7 +9,7 @@ use cuzk_core::filecoin::FilecoinJob;
 use cuzk_core::sweep::{run_point, SweepPoint};
 use cuzk_core::{CircuitProofs, Engine, Priority, ProofRequest};
 
-use super::report::{Report, Samples};
+use super::report::{ProbeSample, Report, Samples};
 use super::BenchArgs;
 
 /// Spans kept in the timeline: eight per partition on a GPU.
@@ -22,7 +22,7 @@ async fn probe_latencies(
     request: &dyn Fn() -> ProofRequest,
     every: Duration,
     done: &AtomicBool,
-) -> Result<Vec<Duration>> {
+) -> Result<Vec<ProbeSample>> {
     let mut latencies = Vec::new();
     loop {
         let wait = Instant::now();
@@ -48,7 +48,10 @@ async fn probe_latencies(
                 result.error.unwrap_or_default()
             );
         }
-        latencies.push(submitted.elapsed());
+        latencies.push(ProbeSample {
+            latency: submitted.elapsed(),
+            timings: result.timings,
+        });
     }
 }
 
@@ -137,7 +140,7 @@ pub(super) async fn measure(
             let (point, probes) = tokio::join!(measured, probing);
             (point?, probes?)
         };
-        samples.probe_latencies = probes;
+        samples.probes = probes;
         points.push((point, samples));
     }
     let timeline = engine.take_timeline();

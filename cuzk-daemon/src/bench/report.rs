@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use cuzk_core::sweep::SweepPoint;
+use cuzk_core::JobTimings;
 
 use super::BenchArgs;
 
@@ -23,8 +24,32 @@ pub(super) struct Samples {
     /// The most VRAM in use on any GPU (total less free, as the driver reports it), sampled
     /// once a second.
     pub(super) peak_vram_bytes: u64,
-    /// The probe's end-to-end latencies (submission to result), one per probe job.
-    pub(super) probe_latencies: Vec<Duration>,
+    /// The probe's jobs, in submission order.
+    pub(super) probes: Vec<ProbeSample>,
+}
+
+/// One probe job: its end-to-end latency (submission to result) and the engine's phases.
+#[derive(Clone, Debug, Default)]
+pub(super) struct ProbeSample {
+    pub(super) latency: Duration,
+    pub(super) timings: JobTimings,
+}
+
+impl ProbeSample {
+    /// Where the latency went, in seconds: the queue (until a synthesis thread took it), the
+    /// phases, and "waits", the rest (the RAM budget, the hand-off, a free prover).
+    fn phases(&self) -> serde_json::Value {
+        let t = &self.timings;
+        let phases = t.queue_wait + t.srs_load + t.synthesis + t.prove + t.finalize + t.verify;
+        serde_json::json!({
+            "total": self.latency.as_secs_f64(),
+            "queue": t.queue_wait.as_secs_f64(),
+            "synthesis": (t.srs_load + t.synthesis).as_secs_f64(),
+            "prove": t.prove.as_secs_f64(),
+            "finalize": (t.finalize + t.verify).as_secs_f64(),
+            "waits": self.latency.saturating_sub(phases).as_secs_f64(),
+        })
+    }
 }
 
 impl Report {
@@ -49,15 +74,24 @@ impl Report {
             "GPU busy",
         );
         let probe_column = |samples: &Samples| -> String {
-            let mut v = samples.probe_latencies.clone();
-            v.sort();
+            let mut v = samples.probes.clone();
+            v.sort_by_key(|p| p.latency);
             match (v.get(v.len() / 2), v.last()) {
-                (Some(median), Some(max)) => format!(
-                    "  probe: {} runs, median {:.2} s, max {:.2} s",
-                    v.len(),
-                    median.as_secs_f64(),
-                    max.as_secs_f64()
-                ),
+                (Some(median), Some(max)) => {
+                    let slowest = max.phases();
+                    let s = |key: &str| slowest[key].as_f64().unwrap_or_default();
+                    format!(
+                        "  probe: {} runs, median {:.2} s, max {:.2} s (queue {:.2}, synthesis \
+                         {:.2}, prove {:.2}, waits {:.2})",
+                        v.len(),
+                        median.latency.as_secs_f64(),
+                        max.latency.as_secs_f64(),
+                        s("queue"),
+                        s("synthesis"),
+                        s("prove"),
+                        s("waits"),
+                    )
+                }
                 _ => String::new(),
             }
         };
@@ -130,9 +164,14 @@ impl Report {
                 "peak_vram_bytes": samples.peak_vram_bytes,
                 "gpu_busy": p.gpu_busy,
                 "probe_latency_seconds": samples
-                    .probe_latencies
+                    .probes
                     .iter()
-                    .map(Duration::as_secs_f64)
+                    .map(|p| p.latency.as_secs_f64())
+                    .collect::<Vec<_>>(),
+                "probe_phases_seconds": samples
+                    .probes
+                    .iter()
+                    .map(ProbeSample::phases)
                     .collect::<Vec<_>>(),
         })
     }
@@ -141,7 +180,6 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cuzk_core::JobTimings;
 
     fn point(concurrency: usize, per_partition: f64) -> SweepPoint {
         SweepPoint {
@@ -167,7 +205,21 @@ mod tests {
     fn figures_are_per_job_and_per_partition() {
         let probed = Samples {
             peak_vram_bytes: 3 << 30,
-            probe_latencies: vec![Duration::from_millis(300), Duration::from_secs(2)],
+            probes: vec![
+                ProbeSample {
+                    latency: Duration::from_millis(300),
+                    ..ProbeSample::default()
+                },
+                ProbeSample {
+                    latency: Duration::from_secs(2),
+                    timings: JobTimings {
+                        queue_wait: Duration::from_millis(500),
+                        synthesis: Duration::from_millis(100),
+                        prove: Duration::from_millis(250),
+                        ..JobTimings::default()
+                    },
+                },
+            ],
         };
         let report = Report {
             backend: "test".into(),
@@ -201,6 +253,10 @@ mod tests {
         assert_eq!(p["seconds_per_partition"], 4.5);
         assert_eq!(p["median_per_partition_seconds"]["synthesis"], 40.0);
         assert_eq!(p["probe_latency_seconds"].as_array().unwrap().len(), 2);
+        let slow = &p["probe_phases_seconds"][1];
+        let close = |key: &str, want: f64| (slow[key].as_f64().unwrap() - want).abs() < 1e-9;
+        assert!(close("queue", 0.5) && close("prove", 0.25), "{slow}");
+        assert!(close("waits", 1.15), "the rest of the 2 s: {slow}");
         assert_eq!(json["second_proof_alone"]["seconds_per_proof"], 60.0);
         let table = report.table();
         let row = table
@@ -209,7 +265,8 @@ mod tests {
             .unwrap();
         assert!(row.contains("45.00") && row.contains("80"), "{row}");
         assert!(
-            row.contains("probe: 2 runs") && row.contains("max 2.00 s"),
+            row.contains("probe: 2 runs")
+                && row.contains("max 2.00 s (queue 0.50, synthesis 0.10, prove 0.25, waits 1.15)"),
             "{row}"
         );
     }
