@@ -182,6 +182,10 @@ async fn with_progress(
             }
             _ = tick.tick() => {
                 let status = engine.status();
+                // Anonymous memory is what the host cannot reclaim: RSS also counts the pages
+                // of the mapped parameter files, which the kernel drops under pressure.
+                let anon = status_bytes("RssAnon:");
+                samples.peak_anon_rss_bytes = samples.peak_anon_rss_bytes.max(anon);
                 for gpu in &status.gpus {
                     samples.peak_vram_bytes = samples
                         .peak_vram_bytes
@@ -195,11 +199,13 @@ async fn with_progress(
                 let width = 30;
                 let filled = (done as usize * width / jobs.max(1)).min(width);
                 let line = format!(
-                    "  {label}: [{}{}] {done}/{jobs} jobs, {:.0} s, RSS {:.1} GiB, {} synthesizing",
+                    "  {label}: [{}{}] {done}/{jobs} jobs, {:.0} s, RSS {:.1} GiB ({:.1} \
+                     anonymous), {} synthesizing",
                     "#".repeat(filled),
                     " ".repeat(width - filled),
                     start.elapsed().as_secs_f64(),
-                    rss_bytes() as f64 / (1u64 << 30) as f64,
+                    status_bytes("VmRSS:") as f64 / (1u64 << 30) as f64,
+                    anon as f64 / (1u64 << 30) as f64,
                     status.synthesizing,
                 );
                 if terminal {
@@ -212,12 +218,13 @@ async fn with_progress(
     }
 }
 
-/// This process's resident memory now (Linux; 0 elsewhere).
-fn rss_bytes() -> u64 {
+/// A size line of this process's `/proc/self/status` (e.g. "VmRSS:"), in bytes (Linux; 0
+/// elsewhere).
+fn status_bytes(field: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
-            let line = s.lines().find(|l| l.starts_with("VmRSS:"))?.to_string();
+            let line = s.lines().find(|l| l.starts_with(field))?.to_string();
             line.split_whitespace().nth(1)?.parse::<u64>().ok()
         })
         .map_or(0, |kib| kib * 1024)

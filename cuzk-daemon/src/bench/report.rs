@@ -24,6 +24,9 @@ pub(super) struct Samples {
     /// The most VRAM in use on any GPU (total less free, as the driver reports it), sampled
     /// once a second.
     pub(super) peak_vram_bytes: u64,
+    /// The most anonymous resident memory (`RssAnon`: the heap, not the pages of mapped
+    /// files), sampled once a second: what the host cannot reclaim.
+    pub(super) peak_anon_rss_bytes: u64,
     /// The probe's jobs, in submission order.
     pub(super) probes: Vec<ProbeSample>,
 }
@@ -58,7 +61,7 @@ impl Report {
         let per_partition = |d: Duration| d.as_secs_f64() / self.partitions.max(1) as f64;
         let mut out = format!(
             "\n{} partition(s) per proof, {}; first proof {:.1} s\n\
-             {:>9} {:>9} {:>9} {:>11} {:>11} {:>11} {:>11} {:>9} {:>10} {:>9}\n",
+             {:>9} {:>9} {:>9} {:>11} {:>11} {:>11} {:>11} {:>9} {:>10} {:>10} {:>9}\n",
             self.partitions,
             self.backend,
             self.first_proof.as_secs_f64(),
@@ -70,6 +73,7 @@ impl Report {
             "prove s/p",
             "final s/p",
             "peak RSS",
+            "peak anon",
             "peak VRAM",
             "GPU busy",
         );
@@ -107,6 +111,10 @@ impl Report {
             let rss = p
                 .peak_rss_bytes
                 .map_or("-".to_string(), |b| format!("{:.1}G", gib(b)));
+            let anon = match samples.peak_anon_rss_bytes {
+                0 => "-".to_string(),
+                b => format!("{:.1}G", gib(b)),
+            };
             let (vram, busy) = if busy.is_empty() {
                 ("-".to_string(), "-".to_string())
             } else {
@@ -116,7 +124,7 @@ impl Report {
                 )
             };
             out += &format!(
-                "{:>9} {:>9.2} {:>9.0} {:>11.2} {:>11.2} {:>11.2} {:>11.2} {:>9} {:>10} {:>9}{}\n",
+                "{:>9} {:>9.2} {:>9.0} {:>11.2} {:>11.2} {:>11.2} {:>11.2} {:>9} {:>10} {:>10} {:>9}{}\n",
                 p.concurrency,
                 per_job,
                 3600.0 / per_job.max(1e-9),
@@ -125,6 +133,7 @@ impl Report {
                 per_partition(p.median.prove),
                 per_partition(p.median.finalize),
                 rss,
+                anon,
                 vram,
                 busy,
                 probe_column(samples),
@@ -162,6 +171,7 @@ impl Report {
                 "median_queue_wait_seconds": p.median.queue_wait.as_secs_f64(),
                 "peak_rss_bytes": p.peak_rss_bytes,
                 "peak_vram_bytes": samples.peak_vram_bytes,
+                "peak_anon_rss_bytes": samples.peak_anon_rss_bytes,
                 "gpu_busy": p.gpu_busy,
                 "probe_latency_seconds": samples
                     .probes
@@ -205,6 +215,7 @@ mod tests {
     fn figures_are_per_job_and_per_partition() {
         let probed = Samples {
             peak_vram_bytes: 3 << 30,
+            peak_anon_rss_bytes: 5 << 30,
             probes: vec![
                 ProbeSample {
                     latency: Duration::from_millis(300),
@@ -264,6 +275,11 @@ mod tests {
             .find(|l| l.trim_start().starts_with('2'))
             .unwrap();
         assert!(row.contains("45.00") && row.contains("80"), "{row}");
+        assert!(
+            row.contains("8.0G") && row.contains("5.0G") && row.contains("3.0G"),
+            "{row}"
+        );
+        assert_eq!(p["peak_anon_rss_bytes"], 5u64 << 30);
         assert!(
             row.contains("probe: 2 runs")
                 && row.contains("max 2.00 s (queue 0.50, synthesis 0.10, prove 0.25, waits 1.15)"),
