@@ -61,8 +61,9 @@ pub struct EngineConfig {
     /// kind opts out are synthesized in full) or "full" (always the full synthesis).
     /// Default "matrices".
     pub synthesis: SynthesisPath,
-    /// Folder where recorded matrices are saved as `<circuit id>.r1cs` and loaded from on the
-    /// next start; empty = kept in memory only. A file is keyed by its circuit id: give a
+    /// Folder where recorded matrices are saved as `<circuit id>.r1cs`, then mapped from
+    /// there (file pages the host can reclaim, not heap) and on the next start; empty = kept
+    /// in memory only. A file is keyed by its circuit id: give a
     /// changed circuit a new id. Default "".
     pub matrix_cache: PathBuf,
     /// The CRITICAL lane: one more synthesis thread, and one more prover per GPU (or one more

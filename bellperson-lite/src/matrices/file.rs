@@ -318,7 +318,10 @@ impl FromLe for u64 {
 }
 
 /// The matrices of `circuit`'s shape: mapped from `path` if it holds them under `key`,
-/// otherwise recorded from `circuit` and saved there (replacing a stale or damaged file).
+/// otherwise recorded from `circuit`, saved there (replacing a stale or damaged file) and
+/// mapped back from it. Mapped, they are file-backed pages the host can reclaim under memory
+/// pressure, instead of a heap copy as large as the file for as long as the caller keeps them.
+/// (The file is replaced by renaming, never rewritten in place, so a mapping stays valid.)
 pub fn load_or_record_matrices<C: Circuit<Scalar>>(
     path: &Path,
     key: &str,
@@ -329,8 +332,10 @@ pub fn load_or_record_matrices<C: Circuit<Scalar>>(
         Err(MatrixFileError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => None,
         Err(e) => Some(e.to_string()),
     };
-    let m = record_matrices(circuit)?;
-    save_matrices(&m, key, path)?;
+    let recorded = record_matrices(circuit)?;
+    save_matrices(&recorded, key, path)?;
+    // Should the file just written not load back, the recorded copy serves as well.
+    let m = load_matrices(path, key).unwrap_or(recorded);
     Ok((m, MatrixSource::Recorded { reason }))
 }
 
@@ -364,11 +369,16 @@ mod tests {
         let path = dir.path().join("mix.r1cs");
         let circuit = MixCircuit::new(8, 0.5, 3);
         let key = "mix-8";
-        let (m, source) = load_or_record_matrices(&path, key, circuit.clone()).unwrap();
+        let m = record_matrices(circuit.clone()).unwrap();
+        let (saved, source) = load_or_record_matrices(&path, key, circuit.clone()).unwrap();
         assert_eq!(source, MatrixSource::Recorded { reason: None });
+        assert_eq!(saved, m);
+        // Recorded, saved, and held as the mapped file, not as a heap copy.
+        assert!(matches!(saved.a.cols, Buffer::Mapped { .. }) || cfg!(target_endian = "big"));
         let (again, source) = load_or_record_matrices(&path, key, circuit.clone()).unwrap();
         assert_eq!((source, &again), (MatrixSource::Loaded, &m));
-        drop(again);
+        // Before the file is damaged in place below (a test's doing: saving renames).
+        drop((saved, again));
         let good = fs::read(&path).unwrap();
 
         // Every truncation is an error, never a panic.
@@ -404,6 +414,7 @@ mod tests {
         fs::write(&path, &bad).unwrap();
         let (repaired, source) = load_or_record_matrices(&path, key, circuit).unwrap();
         assert_eq!(repaired, m);
+        drop(repaired);
         match source {
             MatrixSource::Recorded { reason: Some(r) } => assert!(r.contains("checksum"), "{r}"),
             other => panic!("expected a re-recording, got {other:?}"),
