@@ -435,7 +435,9 @@ mod tests {
         let full = assignment_bytes(&partition.synthesize().unwrap());
         let witness_only = {
             let mut a = partition.synthesize().unwrap();
-            (a.a.clear(), a.b.clear(), a.c.clear());
+            a.a.clear();
+            a.b.clear();
+            a.c.clear();
             assignment_bytes(&a)
         };
         let (full_bound, witness_bound) = (

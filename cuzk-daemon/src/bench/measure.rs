@@ -1,7 +1,7 @@
 //! The engine run of `cuzk bench`: a first pair of proofs, then each point with its jobs kept
 //! in flight, the optional CRITICAL probe beside it, and the progress line.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -22,6 +22,7 @@ async fn probe_latencies(
     request: &dyn Fn() -> ProofRequest,
     every: Duration,
     done: &AtomicBool,
+    completed: &AtomicU64,
 ) -> Result<Vec<ProbeSample>> {
     let mut latencies = Vec::new();
     loop {
@@ -48,6 +49,7 @@ async fn probe_latencies(
                 result.error.unwrap_or_default()
             );
         }
+        completed.fetch_add(1, Ordering::Relaxed);
         latencies.push(ProbeSample {
             latency: submitted.elapsed(),
             timings: result.timings,
@@ -95,6 +97,7 @@ pub(super) async fn measure(
         &engine,
         "first proofs",
         2,
+        &AtomicU64::new(0),
         run_point(&engine, &request, 1, 2),
     )
     .await?;
@@ -125,14 +128,18 @@ pub(super) async fn measure(
         let label = format!("{c} in flight");
         let run = run_point(&engine, &request, c, c + timed);
         let done = AtomicBool::new(false);
+        // The probe's jobs end too: the progress line counts only the point's.
+        let probes_done = AtomicU64::new(0);
         let measured = async {
-            let point = with_progress(&engine, &label, c + timed, run).await;
+            let point = with_progress(&engine, &label, c + timed, &probes_done, run).await;
             done.store(true, Ordering::Relaxed);
             point
         };
         let probing = async {
             match &probe_request {
-                Some(request) => probe_latencies(&engine, request, args.probe_every, &done).await,
+                Some(request) => {
+                    probe_latencies(&engine, request, args.probe_every, &done, &probes_done).await
+                }
                 None => Ok(Vec::new()),
             }
         };
@@ -162,6 +169,7 @@ async fn with_progress(
     engine: &Engine,
     label: &str,
     jobs: usize,
+    probes_done: &AtomicU64,
     point: impl std::future::Future<Output = Result<SweepPoint, cuzk_core::sweep::SweepError>>,
 ) -> Result<(SweepPoint, Samples)> {
     use std::io::IsTerminal;
@@ -195,7 +203,10 @@ async fn with_progress(
                 if !terminal && !ticks.is_multiple_of(10) {
                     continue;
                 }
-                let done = status.total_completed.saturating_sub(ended_before);
+                let done = status
+                    .total_completed
+                    .saturating_sub(ended_before)
+                    .saturating_sub(probes_done.load(Ordering::Relaxed));
                 let width = 30;
                 let filled = (done as usize * width / jobs.max(1)).min(width);
                 let line = format!(
