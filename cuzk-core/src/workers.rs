@@ -104,15 +104,21 @@ impl Drop for ActiveGuard<'_> {
 
 /// `Ok(None)`: nothing to do (the job ended meanwhile, or shutdown).
 fn synthesize_partition(
-    shared: &Shared,
+    shared: &Arc<Shared>,
     item: QueuedPartition,
     lane: Lane,
 ) -> Result<Option<SynthesizedPartition>, String> {
     let job = &item.job;
+    let partition = &job.partitions[item.index];
+    if shared.config.engine.synthesis == SynthesisPath::Matrices {
+        if let Some(path) = partition.matrix_path() {
+            // Before the parameters load: the recording needs only the circuit.
+            shared.record_matrices_ahead(&job.circuit_id, path);
+        }
+    }
     let (srs, load_time) = shared.srs.get(&job.circuit_id).map_err(|e| e.to_string())?;
     job.add_timings(|t| t.srs_load += load_time);
 
-    let partition = &job.partitions[item.index];
     // Asked again while waiting: a partition that began waiting before the first of its
     // circuit was measured is admitted by that measurement, not after the first is proved.
     let witness_only = shared.products_on_gpu

@@ -77,6 +77,15 @@ impl Gate {
         *self.open.lock().unwrap() = true;
         self.opened.notify_all();
     }
+    /// Counts one entry, then waits until the gate is open.
+    fn pass(&self) {
+        *self.entered.lock().unwrap() += 1;
+        self.entered_cv.notify_all();
+        let mut open = self.open.lock().unwrap();
+        while !*open {
+            open = self.opened.wait(open).unwrap();
+        }
+    }
     fn wait_entered(&self, n: usize) {
         let mut e = self.entered.lock().unwrap();
         while *e < n {
@@ -98,6 +107,32 @@ impl Circuit<Scalar> for Gated {
             open = self.0.opened.wait(open).unwrap();
         }
         drop(open);
+        mix(6).synthesize(cs)
+    }
+}
+
+/// mix-6 with one more variable whose value waits for the gate: only making a witness asks
+/// for it, recording the matrices (or generating parameters) does not.
+#[derive(Clone)]
+struct WitnessGated(Arc<Gate>);
+
+impl Circuit<Scalar> for WitnessGated {
+    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let gate = self.0;
+        let gated = cs.alloc(
+            || "gated",
+            || {
+                gate.pass();
+                Ok(Scalar::from(1u64))
+            },
+        )?;
+        // Used, so that its parameters are not the identity.
+        cs.enforce(
+            || "gated * 1 = gated",
+            |lc| lc + gated,
+            |lc| lc + CS::one(),
+            |lc| lc + gated,
+        );
         mix(6).synthesize(cs)
     }
 }
@@ -591,6 +626,49 @@ async fn one_to_four_provers_under_load_all_finish() {
         let report = engine.shutdown(Duration::from_secs(60)).await;
         assert!(report.drained && report.threads_stopped, "{report:?}");
     }
+}
+
+/// The matrices of a new circuit are recorded on a thread of their own: with the only
+/// synthesis thread held inside the first partition's witness, they are still made (and
+/// saved, which makes it visible).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn matrices_are_recorded_while_the_first_witness_is_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = config(1, 1);
+    c.engine.matrix_cache = dir.path().to_path_buf();
+    let engine = Engine::start(c).unwrap();
+    let open = Arc::new(Gate::default());
+    open.open();
+    let mut rng = ChaCha20Rng::seed_from_u64(5);
+    let params = Arc::new(generate_random_parameters(WitnessGated(open), &mut rng).unwrap());
+    engine
+        .register_params("gated-6", Arc::clone(&params))
+        .unwrap();
+
+    let gate = Arc::new(Gate::default());
+    let input = mix(6).public_input();
+    let p = Partition::from_circuit(WitnessGated(Arc::clone(&gate)), vec![input]);
+    let id = engine
+        .submit(request("gated-6", Priority::Normal, vec![p]))
+        .unwrap()
+        .job_id;
+    gate.wait_entered(1);
+    let file = dir.path().join("gated-6.r1cs");
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while !file.is_file() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the matrices were not recorded while the witness was held"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    gate.open();
+    let r = engine.await_result(&id, None).await.unwrap().unwrap();
+    assert_eq!(r.state, JobState::Completed, "{:?}", r.error);
+    let pvk = prepare_verifying_key(&params.vk);
+    assert!(verify_proof(&pvk, &r.proofs[0], &[input]).unwrap());
+    let report = engine.shutdown(Duration::from_secs(10)).await;
+    assert!(report.threads_stopped, "{report:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

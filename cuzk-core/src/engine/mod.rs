@@ -109,6 +109,8 @@ impl Engine {
             synthesizing: ActiveCount::default(),
             products_on_gpu,
             timeline: Mutex::default(),
+            recorders: Mutex::default(),
+            recording: Mutex::default(),
         });
 
         let engine = Engine {
@@ -418,7 +420,15 @@ impl Engine {
         let drained = tokio::time::timeout(deadline, all_done).await.is_ok();
         let cancelled = self.shared.cancel_all("the engine shut down");
         self.stop_threads();
-        let threads = std::mem::take(&mut *self.threads.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut threads =
+            std::mem::take(&mut *self.threads.lock().unwrap_or_else(|e| e.into_inner()));
+        threads.append(
+            &mut self
+                .shared
+                .recorders
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+        );
         let (joined_tx, joined_rx) = tokio::sync::oneshot::channel();
         // A plain thread joins them: a blocking task would hold the caller's runtime open.
         let joiner = std::thread::Builder::new()

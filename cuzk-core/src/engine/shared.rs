@@ -2,9 +2,10 @@
 //! table, the budgets, and the per-circuit state learnt while running (working-set
 //! estimates, recorded constraint matrices, the timeline being recorded).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::Instant;
 
 use bellperson_lite::matrices::{ConstraintMatrices, MatrixFileError};
@@ -46,6 +47,11 @@ pub(crate) struct Shared {
     pub products_on_gpu: bool,
     /// The timeline being recorded, if any ([`Engine::record_timeline`]).
     pub(super) timeline: Mutex<Option<Recorder>>,
+    /// Threads recording a circuit's matrices ahead of its partitions' witnesses
+    /// ([`Shared::record_matrices_ahead`]); joined at shutdown with the engine's own.
+    pub(super) recorders: Mutex<Vec<JoinHandle<()>>>,
+    /// Circuit ids a recorder thread is working on, so that one is started per id.
+    pub(super) recording: Mutex<HashSet<String>>,
 }
 
 /// One circuit id's matrices, once recorded.
@@ -120,6 +126,60 @@ impl Shared {
         let recorded = Arc::new(recorded);
         *slot = Some(Arc::clone(&recorded));
         Ok(recorded)
+    }
+
+    /// Starts recording `circuit_id`'s matrices on a thread of its own, unless they are
+    /// recorded or being recorded. Without it the first partition of a new circuit computed
+    /// its witness and recorded the matrices in turn, one thread doing minutes of work at
+    /// 32 GiB while every partition waited for the matrices; now its witness, like the
+    /// others', is made while the matrices are. A failed recording is logged, and the next
+    /// [`Shared::matrices_for`] tries again.
+    pub(crate) fn record_matrices_ahead(self: &Arc<Self>, circuit_id: &str, path: &MatrixPath) {
+        let slot = self
+            .matrices
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(circuit_id)
+            .cloned();
+        // Locked: being recorded by a partition's thread; Some: recorded.
+        if slot.is_some_and(|slot| slot.try_lock().map_or(true, |m| m.is_some())) {
+            return;
+        }
+        let mut recording = self.recording.lock().unwrap_or_else(|e| e.into_inner());
+        if !recording.insert(circuit_id.to_string()) {
+            return;
+        }
+        drop(recording);
+        let (shared, id, path) = (Arc::clone(self), circuit_id.to_string(), path.clone());
+        let spawned = std::thread::Builder::new()
+            .name("cuzk-record".into())
+            .spawn(move || {
+                if let Err(e) = shared.matrices_for(&id, &path) {
+                    tracing::warn!(
+                        circuit = id.as_str(),
+                        "recording the matrices ahead failed: {e}"
+                    );
+                }
+                shared
+                    .recording
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&id);
+            });
+        match spawned {
+            Ok(handle) => self
+                .recorders
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(handle),
+            // No thread: the partitions record them themselves, as before.
+            Err(_) => {
+                self.recording
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(circuit_id);
+            }
+        }
     }
 
     /// Forgets the matrices of `circuit_id`.
