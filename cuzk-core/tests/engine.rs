@@ -343,13 +343,17 @@ async fn a_critical_job_overtakes_work_holding_every_thread_and_the_budget() {
                 .unwrap()
                 .job_id
         };
-        gate.wait_entered(1);
+        // The holder's synthesis and the recording of mix-6's matrices (its own thread) are
+        // both held by the gate.
+        gate.wait_entered(2);
         let queued = engine
             .submit(mix_request(6, 1, Priority::Normal))
             .unwrap()
             .job_id;
+        // Another circuit: a mix-6 partition would wait for mix-6's matrices, whose recording
+        // the gate holds too.
         let critical = engine
-            .submit(mix_request(6, 1, Priority::Critical))
+            .submit(mix_request(8, 1, Priority::Critical))
             .unwrap()
             .job_id;
 

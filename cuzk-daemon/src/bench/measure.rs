@@ -93,24 +93,36 @@ pub(super) async fn measure(
 
     // The first proof loads the parameters and records the circuit's matrices.
     let first = Instant::now();
+    let jobs = if args.skip_alone { 1 } else { 2 };
     let point = with_progress(
         &engine,
         "first proofs",
-        2,
+        jobs,
         &AtomicU64::new(0),
-        run_point(&engine, &request, 1, 2),
+        run_point(&engine, &request, 1, jobs),
     )
     .await?;
-    // Two jobs one at a time: the first loads the parameters and records the matrices, the
-    // second is timed alone, so the first's own time is the difference.
-    let second = point.0.median.total;
-    let first_proof = first.elapsed().saturating_sub(second);
-    println!(
-        "first proof: {:.1} s (parameters loaded, matrices recorded); the second, alone: {:.1} s",
-        first_proof.as_secs_f64(),
-        second.as_secs_f64()
-    );
-    let first = point;
+    // Two jobs one at a time (unless --skip-alone): the first loads the parameters and
+    // records the matrices, the second is timed alone, so the first's own time is the
+    // difference.
+    let (first_proof, alone) = if args.skip_alone {
+        let first_proof = first.elapsed();
+        println!(
+            "first proof: {:.1} s (parameters loaded, matrices recorded)",
+            first_proof.as_secs_f64()
+        );
+        (first_proof, None)
+    } else {
+        let second = point.0.median.total;
+        let first_proof = first.elapsed().saturating_sub(second);
+        println!(
+            "first proof: {:.1} s (parameters loaded, matrices recorded); the second, alone: \
+             {:.1} s",
+            first_proof.as_secs_f64(),
+            second.as_secs_f64()
+        );
+        (first_proof, Some(point))
+    };
     let probe_request = probe.as_ref().map(|probe| {
         move || ProofRequest {
             request_id: None,
@@ -156,7 +168,7 @@ pub(super) async fn measure(
         backend,
         partitions,
         first_proof,
-        first,
+        alone,
         points,
         timeline,
     })

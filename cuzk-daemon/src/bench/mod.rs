@@ -64,6 +64,10 @@ pub struct BenchArgs {
     /// Timed jobs per point (default: the most in flight).
     #[arg(long)]
     pub jobs: Option<usize>,
+    /// Skip the second proof timed alone after the first (one proof's time, over a minute
+    /// at 32 GiB; `--in-flight 1` measures the same).
+    #[arg(long)]
+    pub skip_alone: bool,
     /// Write the figures as JSON.
     #[arg(long)]
     pub json: Option<PathBuf>,

@@ -12,8 +12,9 @@ pub(super) struct Report {
     pub(super) backend: String,
     pub(super) partitions: usize,
     pub(super) first_proof: Duration,
-    /// The two jobs of the first measurement (parameters loaded, matrices recorded).
-    pub(super) first: (SweepPoint, Samples),
+    /// The second proof of the first measurement, timed alone (the first loaded the
+    /// parameters and recorded the matrices); `None` with `--skip-alone`.
+    pub(super) alone: Option<(SweepPoint, Samples)>,
     pub(super) points: Vec<(SweepPoint, Samples)>,
     pub(super) timeline: Option<cuzk_core::timeline::Timeline>,
 }
@@ -150,7 +151,7 @@ impl Report {
             "partitions": self.partitions,
             "first_proof_seconds": self.first_proof.as_secs_f64(),
             // The two jobs run one at a time after start-up: its figures are the second's.
-            "second_proof_alone": self.point_json(&self.first),
+            "second_proof_alone": self.alone.as_ref().map(|p| self.point_json(p)),
             "points": self.points.iter().map(|p| self.point_json(p)).collect::<Vec<_>>(),
         })
     }
@@ -232,11 +233,11 @@ mod tests {
                 },
             ],
         };
-        let report = Report {
+        let mut report = Report {
             backend: "test".into(),
             partitions: 10,
             first_proof: Duration::from_secs(100),
-            first: (point(1, 6.0), Samples::default()),
+            alone: Some((point(1, 6.0), Samples::default())),
             points: vec![(point(2, 4.5), probed)],
             timeline: None,
         };
@@ -251,6 +252,7 @@ mod tests {
             generate_params: false,
             in_flight: vec![2],
             jobs: None,
+            skip_alone: false,
             json: None,
             timeline: None,
             seed: 0,
@@ -285,5 +287,8 @@ mod tests {
                 && row.contains("max 2.00 s (queue 0.50, synthesis 0.10, prove 0.25, waits 1.15)"),
             "{row}"
         );
+        // --skip-alone: no second proof, and the JSON says so.
+        report.alone = None;
+        assert!(report.json(&args)["second_proof_alone"].is_null());
     }
 }
