@@ -119,11 +119,11 @@ fn synthesize_partition(
     let (srs, load_time) = shared.srs.get(&job.circuit_id).map_err(|e| e.to_string())?;
     job.add_timings(|t| t.srs_load += load_time);
 
-    // Asked again while waiting: a partition that began waiting before the first of its
-    // circuit was measured is admitted by that measurement, not after the first is proved.
     let witness_only = shared.products_on_gpu
         && shared.config.engine.synthesis == SynthesisPath::Matrices
         && partition.matrix_path().is_some();
+    // Asked again while waiting: a partition that began waiting before the first of its
+    // circuit was measured is admitted by that measurement, not after the first is proved.
     let estimate = || {
         partition
             .working_set_hint
@@ -185,8 +185,8 @@ fn synthesize_partition(
 /// measured: its witness (one scalar per variable) and, unless the products are left to the
 /// GPU, a, b and c for at most the domain's constraints. Known from the parameters, so the
 /// first partitions of a new circuit id synthesize side by side instead of one at a time
-/// while the first records the matrices (minutes at 32 GiB). Should that partition fall back
-/// to a full synthesis, its a, b and c go past the estimate until it is measured.
+/// while its matrices are recorded (minutes at 32 GiB). Should one fall back to a full
+/// synthesis, its a, b and c go past the estimate until it is measured.
 fn working_set_bound(params: &bellperson_lite::Parameters, witness_only: bool) -> u64 {
     let variables = (params.vk.ic.len() + params.l.len()) as u64;
     let domain = (params.h.len() as u64 + 1).next_power_of_two();
@@ -207,9 +207,9 @@ fn synthesize_with(
     if shared.config.engine.synthesis == SynthesisPath::Matrices {
         if let Some(path) = partition.matrix_path() {
             let defer = shared.products_on_gpu;
-            // The witness first: while the first partition of a circuit id records its
-            // matrices (minutes at 32 GiB, on one thread), the others compute their witnesses
-            // instead of waiting for the matrices to start them.
+            // The witness first: while a new circuit id's matrices are recorded (minutes at
+            // 32 GiB, `Shared::record_matrices_ahead`), its partitions compute their
+            // witnesses instead of waiting for the matrices to start them.
             let witness = (path.witness)()?;
             match shared.matrices_for(circuit_id, path) {
                 Ok(matrices) => match if defer {
