@@ -429,8 +429,11 @@ mod tests {
         out
     }
 
+    /// A decoded header block: its frame type, its flags and its (name, value) fields.
+    type HeaderBlock = (u8, u8, Vec<(Vec<u8>, Vec<u8>)>);
+
     /// The header blocks of `bytes` (after the preface), decoded as h2 would.
-    fn decode_blocks(bytes: &[u8]) -> Vec<(u8, u8, Vec<(Vec<u8>, Vec<u8>)>)> {
+    fn decode_blocks(bytes: &[u8]) -> Vec<HeaderBlock> {
         assert_eq!(&bytes[..24], PREFACE);
         let mut at = 24;
         let mut decoder = loona_hpack::Decoder::new();
