@@ -80,6 +80,16 @@ fn seed_from_clock() -> u64 {
     (now.as_nanos() as u64) ^ (u64::from(std::process::id()) << 40)
 }
 
+/// The benchmarks' `--abc gpu|cpu`: whether the GPUs evaluate a, b and c from their copy of
+/// the constraint matrices (`gpus.matrices_on_gpu`).
+pub fn abc_on_gpu(value: &str) -> Result<bool, String> {
+    match value {
+        "gpu" => Ok(true),
+        "cpu" => Ok(false),
+        other => Err(format!("--abc {other}: gpu or cpu")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,15 +123,5 @@ mod tests {
         let replayed = rng().next_u64();
         std::env::remove_var(SEED_VAR);
         assert_eq!(replayed, ChaCha20Rng::seed_from_u64(7).next_u64());
-    }
-}
-
-/// The benchmarks' `--abc gpu|cpu`: whether the GPUs evaluate a, b and c from their copy of
-/// the constraint matrices (`gpus.matrices_on_gpu`).
-pub fn abc_on_gpu(value: &str) -> Result<bool, String> {
-    match value {
-        "gpu" => Ok(true),
-        "cpu" => Ok(false),
-        other => Err(format!("--abc {other}: gpu or cpu")),
     }
 }
