@@ -110,18 +110,18 @@ fn synthesize_partition(
 ) -> Result<Option<SynthesizedPartition>, String> {
     let job = &item.job;
     let partition = &job.partitions[item.index];
-    if shared.config.engine.synthesis == SynthesisPath::Matrices {
-        if let Some(path) = partition.matrix_path() {
-            // Before the parameters load: the recording needs only the circuit.
-            shared.record_matrices_ahead(&job.circuit_id, path);
-        }
+    let matrix_path = match shared.config.engine.synthesis {
+        SynthesisPath::Matrices => partition.matrix_path(),
+        SynthesisPath::Full => None,
+    };
+    if let Some(path) = matrix_path {
+        // Before the parameters load: the recording needs only the circuit.
+        shared.record_matrices_ahead(&job.circuit_id, path);
     }
     let (srs, load_time) = shared.srs.get(&job.circuit_id).map_err(|e| e.to_string())?;
     job.add_timings(|t| t.srs_load += load_time);
 
-    let witness_only = shared.products_on_gpu
-        && shared.config.engine.synthesis == SynthesisPath::Matrices
-        && partition.matrix_path().is_some();
+    let witness_only = shared.products_on_gpu && matrix_path.is_some();
     // Asked again while waiting: a partition that began waiting before the first of its
     // circuit was measured is admitted by that measurement, not after the first is proved.
     let estimate = || {

@@ -204,7 +204,7 @@ async fn with_progress(
                 let status = engine.status();
                 // Anonymous memory is what the host cannot reclaim: RSS also counts the pages
                 // of the mapped parameter files, which the kernel drops under pressure.
-                let anon = status_bytes("RssAnon:");
+                let (rss, anon) = memory_bytes();
                 samples.peak_anon_rss_bytes = samples.peak_anon_rss_bytes.max(anon);
                 for gpu in &status.gpus {
                     samples.peak_vram_bytes = samples
@@ -227,7 +227,7 @@ async fn with_progress(
                     "#".repeat(filled),
                     " ".repeat(width - filled),
                     start.elapsed().as_secs_f64(),
-                    status_bytes("VmRSS:") as f64 / (1u64 << 30) as f64,
+                    rss as f64 / (1u64 << 30) as f64,
                     anon as f64 / (1u64 << 30) as f64,
                     status.synthesizing,
                 );
@@ -241,14 +241,16 @@ async fn with_progress(
     }
 }
 
-/// A size line of this process's `/proc/self/status` (e.g. "VmRSS:"), in bytes (Linux; 0
-/// elsewhere).
-fn status_bytes(field: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            let line = s.lines().find(|l| l.starts_with(field))?.to_string();
-            line.split_whitespace().nth(1)?.parse::<u64>().ok()
-        })
-        .map_or(0, |kib| kib * 1024)
+/// This process's resident memory and the anonymous part of it, in bytes, from one read of
+/// `/proc/self/status` (Linux; zeros elsewhere).
+fn memory_bytes() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+            .map_or(0, |kib| kib * 1024)
+    };
+    (field("VmRSS:"), field("RssAnon:"))
 }
