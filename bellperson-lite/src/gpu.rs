@@ -437,6 +437,7 @@ impl<P: ProvingKey + Send + Sync + 'static> GpuPending<P> {
         // of the batch ran there).
         timings.msm_b_g2_gpu = ms(gpu.msm_b_g2_ms);
         timings.msm_b_g2 = cpu_g2_time + timings.msm_b_g2_gpu;
+        timings.chunk_points = gpu.chunk_points;
         let assembly = Instant::now();
         let mut proofs = Vec::with_capacity(sums.len());
         for ((g, cpu_b_g2), (r, s)) in sums.iter().zip(cpu_g2_sums).zip(r_s.iter().zip(&s_s)) {

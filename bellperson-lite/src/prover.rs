@@ -51,6 +51,10 @@ pub struct PhaseTimings {
     /// Combining the MSM results with alpha, beta, delta, r and s, and normalising.
     pub assembly: Duration,
     pub total: Duration,
+    /// GPU backend: the most points per chunk among the circuits proved on the bounded-VRAM
+    /// plan (the parameters' bases streamed in chunks because the whole working set did not
+    /// fit the card's budget); 0 when none was.
+    pub chunk_points: u64,
 }
 
 impl PhaseTimings {

@@ -601,3 +601,101 @@ fn four_workers_on_a_small_card_wait_for_memory() {
     assert_eq!(info.proofs_done, 4 * per_worker as u64);
     assert_eq!(info.proofs_failed, 0);
 }
+
+/// The bounded-VRAM plan (the parameters' bases in chunks, b and c freed after H, and with
+/// c_late only two of a, b and c at once) gives the CPU's proof bytes: chunk sizes that cut
+/// every vector into many chunks with a short last one, streamed and resident parameters,
+/// B_G2 on the CPU and on the GPU (whose G2 bases then stream in the same chunks).
+#[test]
+fn the_bounded_vram_plan_gives_the_same_proofs() {
+    let mut rng = rng();
+    let log = if small() { 8 } else { 12 };
+    let c = MixCircuit::new(log, 0.7, rng.next_u64());
+    let params = Arc::new(generate_random_parameters(c.clone(), &mut rng).unwrap());
+    let assignment = synthesize_circuit(c).unwrap();
+    let (r, s) = randomness(&mut rng, 1);
+    let cpu = prove_from_assignments(vec![assignment.clone()], params.as_ref(), &r, &s).unwrap();
+    let chunks: &[usize] = if small() { &[64, 100] } else { &[64, 320, 1 << 11] };
+    for residency in [Residency::Streamed, Residency::Auto] {
+        let locks = locks();
+        let dp = device_params_with(&locks, Arc::clone(&params), residency, G2Placement::Auto)
+            .unwrap();
+        assert_eq!(dp.is_resident(), residency == Residency::Auto);
+        for &chunk in chunks {
+            for c_late in [false, true] {
+                locks.force_chunks(chunk, c_late).unwrap();
+                for b_g2 in [G2Placement::Cpu, G2Placement::Gpu] {
+                    let what = format!("{residency:?}, chunk {chunk}, c_late {c_late}, B_G2 {b_g2:?}");
+                    let (gpu, timings) = prove_start_with(
+                        vec![assignment.clone()],
+                        &params,
+                        &dp,
+                        Some(&locks),
+                        b_g2,
+                        &r,
+                        &s,
+                    )
+                    .and_then(|p| p.finish())
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    assert_eq!(cpu[0].to_bytes(), gpu[0].to_bytes(), "{what}");
+                    assert_eq!(timings.chunk_points, chunk.div_ceil(64) as u64 * 64, "{what}");
+                }
+            }
+        }
+        // Back to the automatic choice: the whole working set fits, no chunks.
+        locks.force_chunks(0, false).unwrap();
+        let (gpu, timings) =
+            prove_start_with(vec![assignment.clone()], &params, &dp, Some(&locks), G2Placement::Gpu, &r, &s)
+                .and_then(|p| p.finish())
+                .unwrap();
+        assert_eq!(cpu[0].to_bytes(), gpu[0].to_bytes());
+        assert_eq!(timings.chunk_points, 0);
+        if !dp.is_resident() {
+            assert_eq!(locks.info().unwrap().vram_reserved, 0, "every reservation given back");
+        }
+    }
+}
+
+/// A budget one byte short of a proof's whole working set: the proof takes the bounded plan
+/// by itself, keeps its reservation inside the budget and still gives the CPU's bytes. An
+/// unsatisfied circuit is still caught on that plan with c_late, whose check reads c in
+/// chunks.
+#[test]
+fn a_budget_short_of_the_whole_working_set_takes_the_bounded_plan() {
+    let mut rng = rng();
+    let log = if small() { 10 } else { 14 };
+    let c = MixCircuit::new(log, 0.9, rng.next_u64());
+    let params = Arc::new(generate_random_parameters(c.clone(), &mut rng).unwrap());
+    let assignment = synthesize_circuit(c).unwrap();
+    let (r, s) = randomness(&mut rng, 1);
+    let cpu = prove_from_assignments(vec![assignment.clone()], params.as_ref(), &r, &s).unwrap();
+    let prove = |locks: &GpuLocks, assignment: ProvingAssignment| {
+        let dp = device_params_with(locks, Arc::clone(&params), Residency::Streamed, G2Placement::Auto)
+            .unwrap();
+        prove_start_with(vec![assignment], &params, &dp, Some(locks), G2Placement::Gpu, &r, &s)
+            .and_then(|p| p.finish())
+    };
+    let roomy = locks();
+    let (_, timings) = prove(&roomy, assignment.clone()).unwrap();
+    assert_eq!(timings.chunk_points, 0, "roomy locks take the whole plan");
+    let whole = roomy.info().unwrap().vram_peak;
+
+    let short = GpuLocks::new(DEVICE, Some(whole - 1)).unwrap();
+    let (gpu, timings) = prove(&short, assignment.clone()).unwrap();
+    assert!(timings.chunk_points > 0, "{timings:?}");
+    assert_eq!(cpu[0].to_bytes(), gpu[0].to_bytes());
+    let info = short.info().unwrap();
+    assert!(info.vram_peak < whole, "{info:?}");
+    assert_eq!(info.vram_reserved, 0, "{info:?}");
+
+    // A broken constraint, found with c read a chunk at a time.
+    short.force_chunks(64, true).unwrap();
+    let mut broken = assignment;
+    let last = broken.c.len() - 1;
+    broken.c[last] += Scalar::ONE;
+    let err = prove(&short, broken).err().expect("an unsatisfied circuit must fail");
+    assert!(
+        matches!(err, ProverError::Unsatisfied { index, .. } if index == last),
+        "{err}"
+    );
+}

@@ -67,6 +67,14 @@ typedef struct cuzk_gpu_locks_info_t {
  * generate_groth16_proofs_start_c). */
 cuzk_error_t cuzk_gpu_locks_info(const cuzk_gpu_locks_t* locks, int device, cuzk_gpu_locks_info_t* out);
 
+/* Testing and benchmarks: every proof made under `locks` takes the bounded-VRAM plan (the
+ * parameters' bases in chunks of at most `chunk_points` points, rounded up to a multiple of
+ * 64; b and c freed after the H pipeline), even where its whole working set would fit; with
+ * `c_late` non-zero it also holds only two of a, b and c at once (c is uploaded after a*b is
+ * formed). A chunk of 0 restores the automatic choice, which takes that plan only when the
+ * whole working set does not fit the budget. */
+cuzk_error_t cuzk_gpu_locks_force_chunks(cuzk_gpu_locks_t* locks, size_t chunk_points, int c_late);
+
 /* The query vectors of a parameter set on one device (opaque). */
 typedef struct cuzk_groth16_params cuzk_groth16_params_t;
 
@@ -195,6 +203,10 @@ typedef struct cuzk_groth16_timings_t {
     float msm_b_g1_ms;
     /* B's G2 sum, for the circuits that ran it on the GPU. */
     float msm_b_g2_ms;
+    /* Circuits proved with the bounded-VRAM plan (bases in chunks), and the most points per
+     * chunk among them (0 when none). */
+    uint32_t chunked_circuits;
+    uint64_t chunk_points;
 } cuzk_groth16_timings_t;
 
 /* A proof batch whose GPU part has run (opaque). */

@@ -157,3 +157,13 @@ extern "C" cuzk_error_t cuzk_gpu_locks_info(const cuzk_gpu_locks_t* locks, int d
         out->proofs_failed = l->proofs_failed.load();
     });
 }
+
+extern "C" cuzk_error_t cuzk_gpu_locks_force_chunks(cuzk_gpu_locks_t* locks, size_t chunk_points, int c_late) {
+    return guard([&] {
+        CUZK_REQUIRE(locks != nullptr, "gpu locks force chunks: null locks");
+        CUZK_REQUIRE(chunk_points > 0 || !c_late, "gpu locks force chunks: c_late needs a chunk size");
+        // A multiple of 64: chunks split the ones' bitmaps at word boundaries.
+        locks->forced_chunk = (chunk_points + 63) / 64 * 64;
+        locks->forced_c_late = c_late != 0;
+    });
+}

@@ -102,7 +102,8 @@ struct cuzk_gpu_locks {
     // Pinned staging: two buffers of this size per GPU.
     static constexpr size_t STAGING_CHUNK = size_t(32) << 20;
 
-    explicit cuzk_gpu_locks(int dev, size_t budget) : device(dev), vram(budget), staging(STAGING_CHUNK) {}
+    explicit cuzk_gpu_locks(int dev, size_t budget)
+        : device(dev), vram(budget), staging(STAGING_CHUNK), compute_staging(STAGING_CHUNK) {}
 
     // The device this object serves; every call made under it selects it first.
     const int device;
@@ -114,6 +115,16 @@ struct cuzk_gpu_locks {
     cuzk::groth16::vram_budget_t vram;
     // The pinned buffers that uploads go through; used only under `memory`.
     cuzk::groth16::upload_staging_t staging;
+    // The same for the uploads a proof makes while it computes (c, on a card that holds only
+    // two of a, b and c at once); used only under `compute`. Not `staging`: the memory lock
+    // cannot be taken under the compute lock (a worker holding it may wait for VRAM that only
+    // the computing proof gives back).
+    cuzk::groth16::upload_staging_t compute_staging;
+    // Testing and benchmarks (cuzk_gpu_locks_force_chunks): with a non-zero chunk, every proof
+    // takes the bounded-VRAM plan with at most this many points per chunk; with c_late also,
+    // it holds only two of a, b and c at once.
+    std::atomic<size_t> forced_chunk{0};
+    std::atomic<bool> forced_c_late{false};
     // Counters reported by cuzk_gpu_locks_info.
     std::atomic<uint64_t> compute_busy_ns{0};
     std::atomic<uint64_t> proofs_done{0};

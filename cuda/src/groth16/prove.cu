@@ -7,12 +7,15 @@
 #include <memory>
 #include <chrono>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cuzk/groth16.h"
+#include "groth16/chunks.cuh"
 #include "groth16/locks.cuh"
 #include "groth16/matrices.cuh"
 #include "groth16/params.cuh"
+#include "groth16/plan.cuh"
 #include "msm/msm.cuh"
 #include "ntt/ntt.cuh"
 
@@ -37,12 +40,20 @@ bool take_fault() {
 
 __global__ void never_launched_kernel() {}
 
-// *first = the least i < len with a[i] * b[i] != c[i] (left alone when there is none). Run
-// before the H pipeline overwrites a, b and c: a proof of an unsatisfied circuit would not
-// verify, and this costs one multiplication per constraint on the GPU instead of the CPU's.
-__global__ void unsatisfied_kernel(const fr_t* a, const fr_t* b, const fr_t* c, size_t len, uint32_t* first) {
+// *first = the least offset + i, i < len, with a[i] * b[i] != c[i] (left alone when there is
+// none). Run before the H pipeline overwrites a, b and c: a proof of an unsatisfied circuit
+// would not verify, and this costs one multiplication per constraint on the GPU instead of
+// the CPU's. `offset` places a chunk of c (and a, b from the same constraint) in the circuit.
+__global__ void unsatisfied_kernel(const fr_t* a, const fr_t* b, const fr_t* c, size_t len, uint32_t offset,
+                                   uint32_t* first) {
     const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    if (i < len && !(a[i] * b[i] == c[i])) atomicMin(first, uint32_t(i));
+    if (i < len && !(a[i] * b[i] == c[i])) atomicMin(first, offset + uint32_t(i));
+}
+
+// a[i] *= b[i], i < n.
+__global__ void mul_assign_kernel(fr_t* a, const fr_t* b, size_t n) {
+    const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    if (i < n) a[i] = a[i] * b[i];
 }
 
 float ms_since(std::chrono::steady_clock::time_point t) {
@@ -64,6 +75,15 @@ void check_split(const cuzk_msm_split_t& s, size_t len, const char* what) {
                                                  " outside the " + std::to_string(len) + " points");
 }
 
+// The bounded plan finds each chunk's scalars by searching the indices: they must ascend.
+void check_ascending(const cuzk_msm_split_t& s, size_t len, const char* what) {
+    if (len == 0) return;  // nothing of the split is read
+    for (size_t j = 1; j < s.other_count; j++)
+        CUZK_REQUIRE(s.other_index[j - 1] < s.other_index[j],
+                     std::string(what) + ": scalar indices must ascend for a proof on the bounded-VRAM plan (index " +
+                         std::to_string(j) + ")");
+}
+
 // A split's arrays on the device.
 struct device_split_t {
     dev_ptr_t<uint64_t> ones;
@@ -83,29 +103,7 @@ struct device_split_t {
             staging.upload(scalars, s.other_scalars, scalars.bytes(), stream);
         }
     }
-
-    static size_t bytes(const cuzk_msm_split_t& s, size_t len) {
-        return len ? s.ones_words * 8 + s.other_count * (4 + sizeof(fr_t)) : 0;
-    }
 };
-
-// The VRAM one circuit's proof holds at its peak: a, b, c, the witness when the GPU evaluates
-// the matrices, the split inputs, the streaming buffer for non-resident parameters, and the
-// largest scratch of the MSMs (they run one after another on one stream, so their scratch
-// memory is reused).
-size_t working_set(const params_t& p, const cuzk_groth16_circuit_t& c, size_t n) {
-    size_t bytes = 3 * n * sizeof(fr_t) + sizeof(cuzk_groth16_sums_t);
-    if (c.matrices) bytes += c.matrices->num_variables() * sizeof(fr_t);
-    bytes += device_split_t::bytes(c.l, p.l.len) + device_split_t::bytes(c.a_query, p.a.len) +
-             device_split_t::bytes(c.b_g1, p.b_g1.len);
-    if (!p.resident) bytes += p.largest_bytes();
-    size_t scratch = msm::msm_scratch_bytes<g1_t>(n - 1) + (size_t(16) << 20);  // + the NTT's scale tables
-    for (const cuzk_msm_split_t* s : {&c.l, &c.a_query, &c.b_g1})
-        scratch = std::max(scratch, msm::split_msm_scratch_bytes<g1_t>(s->other_count));
-    if (c.b_g2_on_gpu) scratch = std::max(scratch, msm::split_msm_scratch_bytes<g2_t>(c.b_g1.other_count));
-    // The pool hands out memory in blocks of a few MiB: keep a margin for the rounding.
-    return bytes + scratch + (size_t(64) << 20);
-}
 
 // Uploads n field elements to `d` from `len` host ones, zero-padding the rest.
 void upload_padded(fr_t* d, const cuzk_fr_t* host, size_t len, size_t n, upload_staging_t& staging,
@@ -123,20 +121,41 @@ struct uploaded_hook_t {
     }
 };
 
+// Enqueues the check of a*b = c with c read from the host a chunk at a time (the bounded
+// plan's c_late: c has no buffer of its own yet).
+void check_satisfied_by_chunks(cuzk_gpu_locks& locks, const fr_t* d_a, const fr_t* d_b, const cuzk_fr_t* c,
+                               size_t len, size_t chunk, uint32_t* d_first, cudaStream_t s) {
+    dev_ptr_t<fr_t> d_c(std::min(len, chunk), s);
+    for (size_t lo = 0; lo < len; lo += chunk) {
+        const size_t part = std::min(chunk, len - lo);
+        // The previous chunk's check is ahead of this copy on the stream.
+        locks.compute_staging.upload(d_c, c + lo, part * sizeof(fr_t), s);
+        unsatisfied_kernel<<<msm::blocks_for(part, 256), 256, 0, s>>>(d_a + lo, d_b + lo, d_c, part, uint32_t(lo),
+                                                                       d_first);
+        CUZK_LAUNCH_CHECK();
+    }
+}
+
 void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_circuit_t& c, uint32_t log_n,
                    const stream_t& s, size_t index, const uploaded_hook_t& uploaded, cuzk_groth16_sums_t& out,
                    uint32_t& unsatisfied, cuzk_groth16_timings_t& t) {
     const size_t n = size_t(1) << log_n;
-    const size_t bytes = working_set(p, c, n);
+    const plan_t plan = choose_plan(locks, p, c, n);
+    if (plan.bounded) {
+        check_ascending(c.l, p.l.len, "l");
+        check_ascending(c.a_query, p.a.len, "a");
+        check_ascending(c.b_g1, p.b_g1.len, "b_g1");
+    }
 
     // Memory phase: reserve, then enqueue the uploads. The reservation outlives every device
     // buffer below (declared first, destroyed last) and syncs the stream before it releases.
     auto t0 = std::chrono::steady_clock::now();
     std::unique_lock<std::mutex> memory(locks.memory);
-    reservation_t reservation(locks.vram, bytes, s);
+    reservation_t reservation(locks.vram, plan.bytes, s);
     t.wait_memory_ms += ms_since(t0);
     auto t1 = std::chrono::steady_clock::now();
-    dev_ptr_t<fr_t> d_a(n, s), d_b(n, s), d_c(n, s);
+    // With c_late, c is uploaded into b's buffer once a*b is formed.
+    dev_ptr_t<fr_t> d_a(n, s), d_b(n, s), d_c(plan.c_late ? 0 : n, s);
     // The witness, when a, b and c come from the matrices on the device.
     dev_ptr_t<fr_t> d_w(c.matrices ? c.matrices->num_variables() : 0, s);
     const size_t abc_len = c.matrices ? c.matrices->num_constraints : c.abc_len;
@@ -146,14 +165,14 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
     } else {
         upload_padded(d_a, c.a, c.abc_len, n, locks.staging, s);
         upload_padded(d_b, c.b, c.abc_len, n, locks.staging, s);
-        upload_padded(d_c, c.c, c.abc_len, n, locks.staging, s);
+        if (!plan.c_late) upload_padded(d_c, c.c, c.abc_len, n, locks.staging, s);
     }
     device_split_t l(c.l, p.l.len, locks.staging, s), a(c.a_query, p.a.len, locks.staging, s),
         b(c.b_g1, p.b_g1.len, locks.staging, s);
     dev_ptr_t<jacobian_t> d_sums(4, s);
     dev_ptr_t<g2_jacobian_t> d_b_g2(1, s);
     dev_ptr_t<uint32_t> d_unsatisfied(1, s);
-    dev_ptr_t<uint8_t> staging;  // streamed parameters only
+    dev_ptr_t<uint8_t> staging;  // the whole plan's streamed parameters only
     memory.unlock();
     t.upload_ms += ms_since(t1);
     uploaded(index);
@@ -166,42 +185,70 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
         never_launched_kernel<<<0, 1, 0, s>>>();  // an invalid configuration: a real launch error
         CUZK_LAUNCH_CHECK();
     }
+    // The bounded plan's bases; destroyed before the buffers above (its copies end first).
+    base_loader_t loader(p, std::max<size_t>(plan.chunk, 64), chunk_point_bytes(p, c), s);
     event_t e[8];
     e[7].record(s);
     if (c.matrices) {
         witness_from_splits(*c.matrices, a.ones, a.index, a.scalars, a.count, l.ones, l.index, l.scalars, l.count, d_w,
                             s);
         evaluate_matrices(*c.matrices, d_w, d_a, d_b, d_c, s);
+        if (plan.bounded) d_w = dev_ptr_t<fr_t>();
     }
     e[0].record(s);
     CUZK_CUDA_CHECK(cudaMemsetAsync(d_unsatisfied, 0xff, sizeof(uint32_t), s));
-    if (abc_len) {
-        unsatisfied_kernel<<<msm::blocks_for(abc_len, 256), 256, 0, s>>>(d_a, d_b, d_c, abc_len, d_unsatisfied);
+    if (abc_len && plan.c_late) {
+        check_satisfied_by_chunks(locks, d_a, d_b, c.c, abc_len, plan.chunk, d_unsatisfied, s);
+    } else if (abc_len) {
+        unsatisfied_kernel<<<msm::blocks_for(abc_len, 256), 256, 0, s>>>(d_a, d_b, d_c, abc_len, 0, d_unsatisfied);
         CUZK_LAUNCH_CHECK();
     }
     if (p.h.len) {
-        ntt::h_pipeline(d_a, d_b, d_c, log_n, s);
+        if (plan.c_late) {
+            ntt::h_to_coset(d_a, log_n, s);
+            ntt::h_to_coset(d_b, log_n, s);
+            mul_assign_kernel<<<msm::blocks_for(n, 256), 256, 0, s>>>(d_a, d_b, n);
+            CUZK_LAUNCH_CHECK();
+            upload_padded(d_b, c.c, c.abc_len, n, locks.compute_staging, s);
+            ntt::h_to_coset(d_b, log_n, s);
+            ntt::h_finish(d_a, nullptr, d_b, log_n, s);
+        } else {
+            ntt::h_pipeline(d_a, d_b, d_c, log_n, s);
+        }
         e[1].record(s);
-        msm::msm_device<g1_t>(p.bases(p.h, staging, s), d_a, n - 1, d_sums.get() + 0, s);
+        if (plan.bounded) {
+            d_b = dev_ptr_t<fr_t>();
+            d_c = dev_ptr_t<fr_t>();
+            msm::chunked_msm_device<g1_t>(loader.source(p.h), plan.chunk, d_a, n - 1, d_sums.get() + 0, s);
+            d_a = dev_ptr_t<fr_t>();
+        } else {
+            msm::msm_device<g1_t>(p.bases(p.h, staging, s), d_a, n - 1, d_sums.get() + 0, s);
+        }
     } else {
         // A domain of 1: H has no coefficients and no bases, its sum is the identity.
         e[1].record(s);
         CUZK_CUDA_CHECK(cudaMemsetAsync(d_sums.get() + 0, 0, sizeof(jacobian_t), s));
     }
     e[2].record(s);
-    msm::split_msm_device<g1_t>(p.bases(p.l, staging, s), p.l.len, l.ones, l.ones_words, l.index, l.scalars, l.count,
-                                d_sums.get() + 1, s);
+    // One split MSM: the whole vector at once, or in chunks on the bounded plan.
+    auto split_msm = [&](const auto& v, const device_split_t& d, const cuzk_msm_split_t& h, auto* out) {
+        using G = std::conditional_t<std::is_same_v<std::decay_t<decltype(v)>, g2_vector_t>, g2_t, g1_t>;
+        if (plan.bounded)
+            msm::chunked_split_msm_device<G>(loader.source(v), plan.chunk, v.len, d.ones, d.index, d.scalars,
+                                             h.other_index, d.count, out, s);
+        else
+            msm::split_msm_device<G>(p.bases(v, staging, s), v.len, d.ones, d.ones_words, d.index, d.scalars, d.count,
+                                     out, s);
+    };
+    split_msm(p.l, l, c.l, d_sums.get() + 1);
     e[3].record(s);
-    msm::split_msm_device<g1_t>(p.bases(p.a, staging, s), p.a.len, a.ones, a.ones_words, a.index, a.scalars, a.count,
-                                d_sums.get() + 2, s);
+    split_msm(p.a, a, c.a_query, d_sums.get() + 2);
     e[4].record(s);
-    msm::split_msm_device<g1_t>(p.bases(p.b_g1, staging, s), p.b_g1.len, b.ones, b.ones_words, b.index, b.scalars,
-                                b.count, d_sums.get() + 3, s);
+    split_msm(p.b_g1, b, c.b_g1, d_sums.get() + 3);
     e[5].record(s);
     // An empty B query sums to the identity wherever it is placed.
     if (c.b_g2_on_gpu && p.b_g2.len)
-        msm::split_msm_device<g2_t>(p.bases(p.b_g2, staging, s), p.b_g2.len, b.ones, b.ones_words, b.index, b.scalars,
-                                    b.count, d_b_g2.get(), s);
+        split_msm(p.b_g2, b, c.b_g1, d_b_g2.get());
     else
         CUZK_CUDA_CHECK(cudaMemsetAsync(d_b_g2.get(), 0, sizeof(g2_jacobian_t), s));  // the identity
     e[6].record(s);
@@ -218,6 +265,10 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
     t.msm_a_ms += e[4].since(e[3]);
     t.msm_b_g1_ms += e[5].since(e[4]);
     t.msm_b_g2_ms += e[6].since(e[5]);
+    if (plan.bounded) {
+        t.chunked_circuits++;
+        t.chunk_points = std::max<uint64_t>(t.chunk_points, plan.chunk);
+    }
 }
 
 std::unique_ptr<cuzk_groth16_pending> start(cuzk_gpu_locks* given, const params_t* p,

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "ec/g1.cuh"
 #include "ec/g2.cuh"
@@ -49,16 +50,46 @@ template <class G>
 size_t batch_add_scratch_bytes(size_t count);
 
 // The sum of s_k * bases[k] over k < len, with the scalars split (see cuzk_msm_split_t):
-// bit k of `d_ones` set means s_k = 1; d_scalars[j] is the scalar of point d_index[j] (every
-// index below len); all other scalars are zero. Into *d_out (device), enqueued on `stream`.
+// bit k of `d_ones` set means s_k = 1; d_scalars[j] is the scalar of point d_index[j] - first
+// (every such point below len); all other scalars are zero. Into *d_out (device), enqueued on
+// `stream`. `first` lets a chunk of a longer vector keep the vector's indices.
 template <class G>
 void split_msm_device(const typename G::affine* d_bases, size_t len, const uint64_t* d_ones, size_t ones_words,
                       const uint32_t* d_index, const fr_t* d_scalars, size_t other_count, typename G::jacobian* d_out,
-                      cudaStream_t stream);
+                      cudaStream_t stream, uint32_t first = 0);
 
 // An upper bound of the scratch memory split_msm_device<G> allocates.
 template <class G>
 size_t split_msm_scratch_bytes(size_t other_count);
+
+// Bases handed out a chunk at a time: source(lo, len) returns the device address of points
+// lo .. lo + len of a vector, valid for the work enqueued on the MSM's stream after the call
+// and until the next call.
+template <class A>
+using chunk_source_t = std::function<const A*(size_t lo, size_t len)>;
+
+// msm_device over bases that arrive in chunks of at most `chunk` points (a multiple of 64):
+// one MSM per chunk, their sums added up. Scalars and output as msm_device.
+template <class G>
+void chunked_msm_device(const chunk_source_t<typename G::affine>& bases, size_t chunk, const fr_t* d_scalars,
+                        size_t n, typename G::jacobian* d_out, cudaStream_t stream);
+
+// An upper bound of the scratch memory chunked_msm_device<G> allocates.
+template <class G>
+size_t chunked_msm_scratch_bytes(size_t n, size_t chunk);
+
+// split_msm_device over bases that arrive in chunks of at most `chunk` points (a multiple of
+// 64). `h_index` is the host copy of d_index (ascending), which says where each chunk's scalars
+// begin and end.
+template <class G>
+void chunked_split_msm_device(const chunk_source_t<typename G::affine>& bases, size_t chunk, size_t len,
+                              const uint64_t* d_ones, const uint32_t* d_index, const fr_t* d_scalars,
+                              const uint32_t* h_index, size_t other_count, typename G::jacobian* d_out,
+                              cudaStream_t stream);
+
+// An upper bound of the scratch memory chunked_split_msm_device<G> allocates.
+template <class G>
+size_t chunked_split_msm_scratch_bytes(size_t len, size_t other_count, size_t chunk);
 
 // For each of `count` bitmaps (stride `wpb` words), the sum of the selected points, into
 // d_out[0 .. count) (device), enqueued on `stream`.

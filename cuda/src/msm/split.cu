@@ -8,10 +8,11 @@
 namespace cuzk::msm {
 namespace {
 
+// out[j] = the point of index[j], where `bases` starts at point `first`.
 template <class A>
-__global__ void gather_kernel(const A* bases, const uint32_t* index, size_t count, A* out) {
+__global__ void gather_kernel(const A* bases, const uint32_t* index, size_t count, uint32_t first, A* out) {
     const size_t j = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    if (j < count) out[j] = bases[index[j]];
+    if (j < count) out[j] = bases[index[j] - first];
 }
 
 // *out = parts[0] + parts[1].
@@ -33,7 +34,7 @@ size_t split_msm_scratch_bytes(size_t other_count) {
 template <class G>
 void split_msm_device(const typename G::affine* d_bases, size_t len, const uint64_t* d_ones, size_t ones_words,
                       const uint32_t* d_index, const fr_t* d_scalars, size_t other_count, typename G::jacobian* d_out,
-                      cudaStream_t stream) {
+                      cudaStream_t stream, uint32_t first) {
     using affine = typename G::affine;
     using jacobian = typename G::jacobian;
     CUZK_REQUIRE(d_out != nullptr, "split msm: null output");
@@ -43,7 +44,7 @@ void split_msm_device(const typename G::affine* d_bases, size_t len, const uint6
     dev_ptr_t<affine> gathered(other_count, stream);
     if (other_count) {
         gather_kernel<affine><<<blocks_for(other_count, 256), 256, 0, stream>>>(d_bases, d_index, other_count,
-                                                                                 gathered.get());
+                                                                                 first, gathered.get());
         CUZK_LAUNCH_CHECK();
     }
     msm_device<G>(gathered, d_scalars, other_count, parts.get() + 1, stream);
@@ -54,8 +55,8 @@ void split_msm_device(const typename G::affine* d_bases, size_t len, const uint6
 template size_t split_msm_scratch_bytes<g1_t>(size_t);
 template size_t split_msm_scratch_bytes<g2_t>(size_t);
 template void split_msm_device<g1_t>(const affine_t*, size_t, const uint64_t*, size_t, const uint32_t*, const fr_t*,
-                                     size_t, jacobian_t*, cudaStream_t);
+                                     size_t, jacobian_t*, cudaStream_t, uint32_t);
 template void split_msm_device<g2_t>(const g2_affine_t*, size_t, const uint64_t*, size_t, const uint32_t*,
-                                     const fr_t*, size_t, g2_jacobian_t*, cudaStream_t);
+                                     const fr_t*, size_t, g2_jacobian_t*, cudaStream_t, uint32_t);
 
 }  // namespace cuzk::msm

@@ -119,8 +119,9 @@ __device__ __forceinline__ uint32_t global_index(const pass_t& p, uint32_t e, ui
 }
 
 // One pass. DIT = false: the forward family (natural in, twiddle out); DIT = true: the
-// reverse family (twiddle in, natural out). `b`/`c_in`, when set, make the load compute
-// x*b - c_in (first pass of the H pipeline's last transform). Dynamic shared memory:
+// reverse family (twiddle in, natural out). `c_in`, when set, makes the load compute
+// x*b - c_in, or x - c_in without `b` (first pass of the H pipeline's last transform; the
+// second form when x already holds a*b). Dynamic shared memory:
 // 8 * E words.
 template <bool DIT>
 __global__ void __launch_bounds__(PASS_THREADS) pass_kernel(fr_t* __restrict__ x, const fr_t* __restrict__ b,
@@ -137,7 +138,7 @@ __global__ void __launch_bounds__(PASS_THREADS) pass_kernel(fr_t* __restrict__ x
         uint32_t q, c;
         uint32_t gi = global_index(p, e, q, c);
         fr_t v = x[gi];
-        if (b != nullptr) v = v * b[gi] - c_in[gi];
+        if (c_in != nullptr) v = (b != nullptr ? v * b[gi] : v) - c_in[gi];
         v = apply_scale(pre, v, gi, p.L);
         if (DIT && p.m > 0) v = v * table_power(tw_hi, tw_lo, (c * bitrev(q, p.k)) << tw_shift);
         smem_store(sm, E, e, v);

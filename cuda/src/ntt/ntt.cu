@@ -216,18 +216,25 @@ void transform(fr_t* x, uint32_t L, kind_t kind, cudaStream_t stream) {
     }
 }
 
-void h_pipeline(fr_t* a, fr_t* b, fr_t* c, uint32_t L, cudaStream_t stream) {
+void h_to_coset(fr_t* x, uint32_t L, cudaStream_t stream) {
     const domain_t& d = domain();
     // Evaluations -> coefficients (bit-reversed, times g^i / n) -> coset evaluations.
     dev_ptr_t<fr_t> to_coset = scaled_powers(d, 0, L, d.n_inv + L, nullptr, stream);
-    for (fr_t* x : {a, b, c}) {
-        dif(d, x, L, 1, scale_t{}, powers(to_coset.get(), d.g_lo[0], true), nullptr, nullptr, stream);
-        dit(d, x, L, 0, stream);
-    }
+    dif(d, x, L, 1, scale_t{}, powers(to_coset.get(), d.g_lo[0], true), nullptr, nullptr, stream);
+    dit(d, x, L, 0, stream);
+}
+
+void h_finish(fr_t* a, const fr_t* b, const fr_t* c, uint32_t L, cudaStream_t stream) {
+    const domain_t& d = domain();
     // (a*b - c) on the coset -> coefficients, times g^-i / (n (g^n - 1)).
     dev_ptr_t<fr_t> from_coset = scaled_powers(d, 1, L, d.n_inv + L, d.z_inv + L, stream);
     dif(d, a, L, 1, scale_t{}, scale_t{}, b, c, stream);
     bit_reverse(a, L, powers(from_coset.get(), d.g_lo[1], false), stream);
+}
+
+void h_pipeline(fr_t* a, fr_t* b, fr_t* c, uint32_t L, cudaStream_t stream) {
+    for (fr_t* x : {a, b, c}) h_to_coset(x, L, stream);
+    h_finish(a, b, c, L, stream);
 }
 
 }  // namespace cuzk::ntt

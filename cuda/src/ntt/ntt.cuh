@@ -22,7 +22,15 @@ void check_args(uint32_t log_n, int kind);
 // In-place transform of d_data[0 .. 2^log_n), enqueued on `stream`.
 void transform(fr_t* d_data, uint32_t log_n, kind_t kind, cudaStream_t stream);
 
-// The H pipeline on device buffers (see cuzk_ntt_h_device), enqueued on `stream`.
+// The H pipeline on device buffers (see cuzk_ntt_h_device), enqueued on `stream`: the three
+// evaluation vectors to the coset (h_to_coset), then h_finish.
 void h_pipeline(fr_t* d_a, fr_t* d_b, fr_t* d_c, uint32_t log_n, cudaStream_t stream);
+
+// Its steps, for a caller that holds fewer than three vectors at once. In place: evaluations
+// on the domain -> evaluations on the coset g*H.
+void h_to_coset(fr_t* d_x, uint32_t log_n, cudaStream_t stream);
+// d_a <- the coefficients of (a*b - c) / Z from coset evaluations; with d_b null, d_a already
+// holds a*b.
+void h_finish(fr_t* d_a, const fr_t* d_b, const fr_t* d_c, uint32_t log_n, cudaStream_t stream);
 
 }  // namespace cuzk::ntt

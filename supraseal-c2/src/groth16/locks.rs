@@ -1,5 +1,6 @@
 //! The locks and VRAM budget of one GPU, shared by the workers that prove on it.
 
+use std::ffi::c_int;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
@@ -102,6 +103,22 @@ impl GpuLocks {
 
     pub fn info(&self) -> Result<GpuLocksInfo, CudaError> {
         info_of(self.as_ptr(), self.device)
+    }
+
+    /// Tests and benchmarks: every proof made under these locks takes the bounded-VRAM plan
+    /// (the parameters' bases in chunks of at most `chunk_points` points, rounded up to a
+    /// multiple of 64), even where its whole working set fits; with `c_late`, it also holds
+    /// only two of a, b and c at once. `chunk_points` 0 restores the automatic choice (the
+    /// bounded plan only when the whole working set does not fit the budget).
+    pub fn force_chunks(&self, chunk_points: usize, c_late: bool) -> Result<(), CudaError> {
+        // SAFETY: the pointer is live while `self` is; the call only stores two numbers in it.
+        unsafe {
+            ffi::check(ffi::cuzk_gpu_locks_force_chunks(
+                self.as_ptr(),
+                chunk_points,
+                c_int::from(c_late),
+            ))
+        }
     }
 }
 

@@ -88,6 +88,10 @@ pub struct GpuTimings {
     pub msm_b_g1_ms: f32,
     /// B's G2 sum, for the circuits that ran it on the GPU.
     pub msm_b_g2_ms: f32,
+    /// Circuits proved on the bounded-VRAM plan (the parameters' bases in chunks), and the
+    /// most points per chunk among them (0 when none was).
+    pub chunked_circuits: u32,
+    pub chunk_points: u64,
 }
 
 /// What the GPU part gives for a batch, per circuit in order.
@@ -278,6 +282,8 @@ impl PendingGpu {
             msm_a_ms: 0.0,
             msm_b_g1_ms: 0.0,
             msm_b_g2_ms: 0.0,
+            chunked_circuits: 0,
+            chunk_points: 0,
         };
         let ptr = self.ptr.as_ptr();
         let count = self.count;
@@ -324,6 +330,8 @@ impl PendingGpu {
                 msm_a_ms: t.msm_a_ms,
                 msm_b_g1_ms: t.msm_b_g1_ms,
                 msm_b_g2_ms: t.msm_b_g2_ms,
+                chunked_circuits: t.chunked_circuits,
+                chunk_points: t.chunk_points,
             },
         })
     }

@@ -1,0 +1,101 @@
+// The VRAM plans of a proof (plan.cuh): what each holds at its peak, and the choice.
+#include <algorithm>
+
+#include "groth16/chunks.cuh"
+#include "groth16/matrices.cuh"
+#include "groth16/plan.cuh"
+#include "msm/msm.cuh"
+
+namespace cuzk::groth16 {
+namespace {
+
+// The pool hands out memory in blocks of a few MiB: a margin for the rounding.
+constexpr size_t POOL_MARGIN = size_t(64) << 20;
+// The NTT's scale tables.
+constexpr size_t NTT_TABLES = size_t(16) << 20;
+// The bounded plan's chunk sizes, in points (smaller only for shorter vectors).
+constexpr size_t LARGEST_CHUNK = size_t(1) << 25;
+constexpr size_t SMALLEST_CHUNK = size_t(1) << 16;
+
+// What both plans hold throughout: the split scalars and the results.
+size_t fixed_bytes(const params_t& p, const cuzk_groth16_circuit_t& c) {
+    return sizeof(cuzk_groth16_sums_t) + 4 * sizeof(jacobian_t) + sizeof(g2_jacobian_t) + sizeof(uint32_t) +
+           split_bytes(c.l, p.l.len) + split_bytes(c.a_query, p.a.len) + split_bytes(c.b_g1, p.b_g1.len) +
+           POOL_MARGIN;
+}
+
+size_t witness_bytes(const cuzk_groth16_circuit_t& c) {
+    return c.matrices ? c.matrices->num_variables() * sizeof(fr_t) : 0;
+}
+
+// The whole working set: a, b, c, the witness, the streaming buffer for non-resident
+// parameters, and the largest scratch of the MSMs (they run one after another on one stream,
+// so their scratch memory is reused).
+size_t whole_bytes(const params_t& p, const cuzk_groth16_circuit_t& c, size_t n) {
+    size_t bytes = fixed_bytes(p, c) + 3 * n * sizeof(fr_t) + witness_bytes(c);
+    if (!p.resident) bytes += p.largest_bytes();
+    size_t scratch = msm::msm_scratch_bytes<g1_t>(n - 1) + NTT_TABLES;
+    for (const cuzk_msm_split_t* s : {&c.l, &c.a_query, &c.b_g1})
+        scratch = std::max(scratch, msm::split_msm_scratch_bytes<g1_t>(s->other_count));
+    if (c.b_g2_on_gpu) scratch = std::max(scratch, msm::split_msm_scratch_bytes<g2_t>(c.b_g1.other_count));
+    return bytes + scratch;
+}
+
+// The bounded plan's peak with chunks of `chunk` points (see plan.cuh).
+size_t bounded_bytes(const params_t& p, const cuzk_groth16_circuit_t& c, size_t n, size_t chunk, bool c_late) {
+    const size_t fr = sizeof(fr_t);
+    // c_late: c's check against a*b runs a chunk of c at a time, then c takes b's place.
+    const size_t h_phase =
+        (c_late ? 2 * n * fr + std::min(n, chunk) * fr : 3 * n * fr) + witness_bytes(c) + NTT_TABLES;
+    const size_t buffers = base_loader_t::bytes(p, chunk, chunk_point_bytes(p, c));
+    const size_t h_msm = n * fr + buffers + msm::chunked_msm_scratch_bytes<g1_t>(p.h.len, chunk);
+    size_t split_scratch = 0;
+    const std::pair<const cuzk_msm_split_t*, size_t> g1_splits[] = {
+        {&c.l, p.l.len}, {&c.a_query, p.a.len}, {&c.b_g1, p.b_g1.len}};
+    for (const auto& [s, len] : g1_splits)
+        split_scratch =
+            std::max(split_scratch, msm::chunked_split_msm_scratch_bytes<g1_t>(len, s->other_count, chunk));
+    if (c.b_g2_on_gpu)
+        split_scratch = std::max(
+            split_scratch, msm::chunked_split_msm_scratch_bytes<g2_t>(p.b_g2.len, c.b_g1.other_count, chunk));
+    return fixed_bytes(p, c) + std::max({h_phase, h_msm, buffers + split_scratch});
+}
+
+}  // namespace
+
+size_t split_bytes(const cuzk_msm_split_t& s, size_t len) {
+    return len ? s.ones_words * 8 + s.other_count * (4 + sizeof(fr_t)) : 0;
+}
+
+size_t chunk_point_bytes(const params_t& p, const cuzk_groth16_circuit_t& c) {
+    return c.b_g2_on_gpu && p.b_g2.len ? sizeof(g2_affine_t) : sizeof(affine_t);
+}
+
+plan_t choose_plan(const cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_circuit_t& c, size_t n) {
+    const size_t held = locks.vram.held(), total = locks.vram.total();
+    const size_t available = total > held ? total - held : 0;
+    // c_late needs c from the host; with the matrices, c is made on the device with a and b.
+    const bool c_late_allowed = c.matrices == nullptr;
+    if (const size_t forced = locks.forced_chunk.load()) {
+        const bool c_late = locks.forced_c_late.load() && c_late_allowed;
+        return {true, forced, c_late, bounded_bytes(p, c, n, forced, c_late)};
+    }
+    const size_t whole = whole_bytes(p, c, n);
+    if (whole <= available) return {false, 0, false, whole};
+    size_t longest = p.b_g2.len;
+    for (const g1_vector_t* v : p.g1_vectors()) longest = std::max(longest, v->len);
+    // The first chunk holds the longest vector whole, up to the largest chunk.
+    size_t first = 64;
+    while (first < longest && first < LARGEST_CHUNK) first *= 2;
+    const size_t last = std::min(first, SMALLEST_CHUNK);
+    for (const bool c_late : {false, true}) {
+        if (c_late && !c_late_allowed) break;
+        for (size_t chunk = first; chunk >= last; chunk /= 2) {
+            const size_t bytes = bounded_bytes(p, c, n, chunk, c_late);
+            if (bytes <= available) return {true, chunk, c_late, bytes};
+        }
+    }
+    return {true, last, c_late_allowed, bounded_bytes(p, c, n, last, c_late_allowed)};
+}
+
+}  // namespace cuzk::groth16
