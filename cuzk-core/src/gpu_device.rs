@@ -106,12 +106,20 @@ impl GpuDevice {
     /// cannot be put on the device now (the caller computes the products on the CPU). A
     /// refusal is tried again after [`MATRICES_RETRY`]: the budget may have been full of
     /// proofs in flight, not too small. Made after the parameters, so that they do not take
-    /// the VRAM that would have kept the parameters resident.
+    /// the VRAM that would have kept the parameters resident, and only beside resident
+    /// parameters: a card whose budget cannot hold the parameters is one where the matrices
+    /// would take the room a proof's working set needs (on a 24 GiB card, a 32 GiB PoRep
+    /// partition's matrices take 8.3 GiB and its a, b and c 12 GiB), so a, b and c are then
+    /// computed on the CPU and the proof takes the bounded-VRAM plan.
     pub fn matrices_for(
         &self,
         circuit_id: &str,
         host: &Arc<ConstraintMatrices>,
+        params: &GpuParams<Parameters>,
     ) -> Option<Arc<DeviceMatrices>> {
+        if !params.device.is_resident() {
+            return None;
+        }
         // Held while a copy is made, so that two workers do not upload the same matrices.
         let mut cache = lock(&self.matrices);
         match cache.get(circuit_id) {

@@ -94,9 +94,19 @@ pub(crate) fn gpu_worker_loop(
         };
         let started = Instant::now();
         let on_device = match &deferred_products {
-            Some(host) => match device.matrices_for(&srs.circuit_id, host) {
+            Some(host) => match device.matrices_for(&srs.circuit_id, host, &params) {
                 Some(m) => Some(m),
                 None => {
+                    if !params.device.is_resident()
+                        && shared.keep_products_on_cpu(&srs.circuit_id)
+                    {
+                        tracing::info!(
+                            circuit = srs.circuit_id.as_str(),
+                            device = device.info.ordinal,
+                            "this GPU streams the parameters and keeps no matrices: the next \
+                             partitions of this circuit compute a, b and c in synthesis"
+                        );
+                    }
                     // The products the reservation was not made for: counted once they fit,
                     // waited for a while (finalizers free bytes as proofs end), then made
                     // over the budget rather than stalling the device.
@@ -245,6 +255,23 @@ pub(crate) fn finalizer_loop(
         // the timeline.
         if let Ok(Ok((_, timings))) = &finished {
             let (lane, ordinal, started, ended) = gpu_half;
+            if timings.chunk_points > 0 {
+                // Once per circuit id and process: the operator learns why this card's
+                // proofs are slower than its kernels would make them.
+                static SEEN: std::sync::Mutex<Vec<(String, i32)>> = std::sync::Mutex::new(Vec::new());
+                let key = (srs.circuit_id.clone(), ordinal);
+                let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+                if !seen.contains(&key) {
+                    seen.push(key);
+                    tracing::info!(
+                        circuit = srs.circuit_id.as_str(),
+                        device = ordinal,
+                        chunk_points = timings.chunk_points,
+                        "proofs of this circuit take the bounded-VRAM plan on this GPU: its budget \
+                         cannot hold a whole working set, so the parameters stream in chunks"
+                    );
+                }
+            }
             shared.with_timeline(|r| {
                 let key = (item.job.id.0.as_str(), item.index);
                 r.record_gpu_half((lane, Lane::Gpu(ordinal)), key, (started, ended), timings);

@@ -121,13 +121,19 @@ fn synthesize_partition(
     let (srs, load_time) = shared.srs.get(&job.circuit_id).map_err(|e| e.to_string())?;
     job.add_timings(|t| t.srs_load += load_time);
 
-    let witness_only = shared.products_on_gpu && matrix_path.is_some();
+    let witness_only = shared.products_left_to_gpu(&job.circuit_id) && matrix_path.is_some();
+    // Measured apart: a circuit whose products moved to synthesis holds three more vectors.
+    let measured_as = if witness_only {
+        job.circuit_id.clone()
+    } else {
+        format!("{} (with a, b and c)", job.circuit_id)
+    };
     // Asked again while waiting: a partition that began waiting before the first of its
     // circuit was measured is admitted by that measurement, not after the first is proved.
     let estimate = || {
         partition
             .working_set_hint
-            .or_else(|| shared.seen_working_set(&job.circuit_id))
+            .or_else(|| shared.seen_working_set(&measured_as))
             .unwrap_or_else(|| working_set_bound(&srs.params, witness_only))
     };
     let reserved = if job.priority == Priority::Critical {
@@ -146,7 +152,7 @@ fn synthesize_partition(
     let synthesized = {
         let _counted = shared.synthesizing.enter();
         catch_unwind(AssertUnwindSafe(|| {
-            synthesize_with(shared, &job.circuit_id, partition)
+            synthesize_with(shared, &job.circuit_id, partition, witness_only)
         }))
     };
     let (assignment, deferred_products) = match synthesized {
@@ -166,7 +172,7 @@ fn synthesize_partition(
     shared.metrics.phase("synthesis", took);
 
     let bytes = assignment_bytes(&assignment);
-    shared.learn_working_set(&job.circuit_id, bytes);
+    shared.learn_working_set(&measured_as, bytes);
     reservation.shrink_to(bytes);
 
     let (r, s) = batch_randomness(1, &mut rand::rngs::OsRng);
@@ -197,16 +203,16 @@ fn working_set_bound(params: &bellperson_lite::Parameters, witness_only: bool) -
 
 /// A partition's assignment: through its circuit id's matrices when the configuration and the
 /// partition allow it (recorded on first use), else, or if that path fails, in full. With
-/// the products left to the GPU, the assignment has no a, b and c, and the matrices come
-/// with it.
+/// the products left to the GPU (`defer`), the assignment has no a, b and c, and the
+/// matrices come with it.
 fn synthesize_with(
     shared: &Shared,
     circuit_id: &str,
     partition: &Partition,
+    defer: bool,
 ) -> Result<(ProvingAssignment, Option<Arc<ConstraintMatrices>>), SynthesisError> {
     if shared.config.engine.synthesis == SynthesisPath::Matrices {
         if let Some(path) = partition.matrix_path() {
-            let defer = shared.products_on_gpu;
             // The witness first: while a new circuit id's matrices are recorded (minutes at
             // 32 GiB, `Shared::record_matrices_ahead`), its partitions compute their
             // witnesses instead of waiting for the matrices to start them.

@@ -108,6 +108,7 @@ impl Engine {
             matrices: Mutex::default(),
             synthesizing: ActiveCount::default(),
             products_on_gpu,
+            products_on_cpu: Mutex::default(),
             timeline: Mutex::default(),
             recorders: Mutex::default(),
             recording: Mutex::default(),

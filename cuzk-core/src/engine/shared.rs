@@ -45,6 +45,10 @@ pub(crate) struct Shared {
     /// Synthesis through matrices leaves a, b and c to the provers: the GPUs evaluate them
     /// from their copy of the matrices (`gpus.matrices_on_gpu`, GPU provers only).
     pub products_on_gpu: bool,
+    /// Circuit ids whose matrices a GPU cannot hold (its budget streams their parameters):
+    /// their partitions compute a, b and c in synthesis, inside their RAM reservation,
+    /// instead of leaving them to a GPU worker that would have to go over the budget.
+    pub(super) products_on_cpu: Mutex<HashSet<String>>,
     /// The timeline being recorded, if any ([`Engine::record_timeline`]).
     pub(super) timeline: Mutex<Option<Recorder>>,
     /// Threads recording a circuit's matrices ahead of its partitions' witnesses
@@ -76,6 +80,26 @@ impl Shared {
         if let Some(recorder) = timeline.as_mut() {
             f(recorder);
         }
+    }
+
+    /// Whether synthesis leaves `circuit_id`'s products to the GPUs.
+    pub(crate) fn products_left_to_gpu(&self, circuit_id: &str) -> bool {
+        self.products_on_gpu
+            && !self
+                .products_on_cpu
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .contains(circuit_id)
+    }
+
+    /// From now on `circuit_id`'s partitions compute their products in synthesis (see
+    /// `products_on_cpu`); true the first time.
+    #[cfg(feature = "cuda")]
+    pub(crate) fn keep_products_on_cpu(&self, circuit_id: &str) -> bool {
+        self.products_on_cpu
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(circuit_id.to_string())
     }
 
     pub(crate) fn seen_working_set(&self, circuit_id: &str) -> Option<u64> {
