@@ -23,7 +23,8 @@ use std::time::{Duration, Instant};
 use blstrs::{G2Projective, Scalar};
 use rayon::prelude::*;
 use supraseal_c2::groth16::{
-    self, CircuitInputs, DeviceMatrices, DeviceParams, Evaluations, GpuLocks, MatricesRef,
+    self, CircuitInputs, DeviceMatrices, DeviceParams, Evaluations, GpuLocks, HostMatrices,
+    MatricesRef,
     PendingGpu, QueryVectors, Residency, SparseRowsRef, UploadSignal,
 };
 use supraseal_c2::split::{MsmSplit, ScalarPart};
@@ -90,6 +91,29 @@ pub fn device_matrices(
         locks.device(),
         &matrices_ref(matrices),
     )?)
+}
+
+/// A circuit shape's constraint matrices streamed to the GPU of `locks` from host memory
+/// (see [`DeviceMatrices::streamed`]): for a card whose budget cannot hold them beside a
+/// proof, where the GPU still evaluates a, b and c so that the host holds only witnesses.
+/// `chunk_terms` is the most terms and rows one copy takes (0: the library's default).
+pub fn streamed_device_matrices(
+    locks: &GpuLocks,
+    matrices: Arc<ConstraintMatrices>,
+    chunk_terms: usize,
+) -> Result<DeviceMatrices, ProverError> {
+    Ok(DeviceMatrices::streamed(
+        Some(locks),
+        locks.device(),
+        matrices,
+        chunk_terms,
+    )?)
+}
+
+impl HostMatrices for ConstraintMatrices {
+    fn matrices(&self) -> MatricesRef<'_> {
+        matrices_ref(self)
+    }
 }
 
 /// `matrices` as the C library's wrapper borrows them.

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use bellperson_lite::gpu::device_matrices;
+use bellperson_lite::gpu::{device_matrices, streamed_device_matrices};
 use bellperson_lite::matrices::ConstraintMatrices;
 use bellperson_lite::Parameters;
 use supraseal_c2::device::{device_count, device_info, DeviceInfo};
@@ -103,23 +103,23 @@ impl GpuDevice {
     }
 
     /// This device's copy of `circuit_id`'s matrices, made on first use; `None` when they
-    /// cannot be put on the device now (the caller computes the products on the CPU). A
+    /// cannot be used on the device now (the caller computes the products on the CPU). A
     /// refusal is tried again after [`MATRICES_RETRY`]: the budget may have been full of
     /// proofs in flight, not too small. Made after the parameters, so that they do not take
-    /// the VRAM that would have kept the parameters resident, and only beside resident
-    /// parameters: a card whose budget cannot hold the parameters is one where the matrices
-    /// would take the room a proof's working set needs (on a 24 GiB card, a 32 GiB PoRep
-    /// partition's matrices take 8.3 GiB and its a, b and c 12 GiB), so a, b and c are then
-    /// computed on the CPU and the proof takes the bounded-VRAM plan.
+    /// the VRAM that would have kept the parameters resident. Beside resident parameters the
+    /// matrices are resident too; beside streamed parameters (a card whose budget cannot hold
+    /// them) they are streamed from host memory by every proof, since resident they would take
+    /// the room a proof's working set needs (on a 24 GiB card, a 32 GiB PoRep partition's
+    /// matrices take 8.3 GiB and its a, b and c 12 GiB). Streamed matrices are refused where
+    /// even the evaluation does not fit (a 16 GiB card at that size): a, b and c are then
+    /// computed on the CPU.
     pub fn matrices_for(
         &self,
         circuit_id: &str,
         host: &Arc<ConstraintMatrices>,
         params: &GpuParams<Parameters>,
     ) -> Option<Arc<DeviceMatrices>> {
-        if !params.device.is_resident() {
-            return None;
-        }
+        let streamed = !params.device.is_resident();
         // Held while a copy is made, so that two workers do not upload the same matrices.
         let mut cache = lock(&self.matrices);
         match cache.get(circuit_id) {
@@ -130,12 +130,18 @@ impl GpuDevice {
             },
             _ => {}
         }
-        let (copy, on_device) = match device_matrices(&self.locks, host) {
+        let made = if streamed {
+            streamed_device_matrices(&self.locks, Arc::clone(host), 0)
+        } else {
+            device_matrices(&self.locks, host)
+        };
+        let (copy, on_device) = match made {
             Ok(m) => {
                 tracing::info!(
                     circuit = circuit_id,
                     device = self.info.ordinal,
                     bytes = m.bytes(),
+                    streamed,
                     "constraint matrices on the GPU"
                 );
                 let m = Arc::new(m);

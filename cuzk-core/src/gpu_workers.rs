@@ -103,8 +103,9 @@ pub(crate) fn gpu_worker_loop(
                         tracing::info!(
                             circuit = srs.circuit_id.as_str(),
                             device = device.info.ordinal,
-                            "this GPU streams the parameters and keeps no matrices: the next \
-                             partitions of this circuit compute a, b and c in synthesis"
+                            "this GPU streams the parameters and cannot evaluate the matrices \
+                             within its budget: the next partitions of this circuit compute a, b \
+                             and c in synthesis"
                         );
                     }
                     // The products the reservation was not made for: counted once they fit,

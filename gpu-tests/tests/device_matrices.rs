@@ -1,10 +1,11 @@
-//! Constraint matrices on the GPU: proofs whose a, b and c the GPU evaluates from resident
-//! matrices (the host synthesizes only the witness) must be byte-identical to the CPU
+//! Constraint matrices on the GPU: proofs whose a, b and c the GPU evaluates from resident or
+//! streamed matrices (the host synthesizes only the witness) must be byte-identical to the CPU
 //! prover's proofs of the fully synthesized circuit, for every placement of B's G2 sum, for
 //! batches, for circuits with inputs between constraints and parts merged with `extend`, and
 //! for witnesses of all zeros, all ones, or no aux variable. An unsatisfied witness is
 //! reported as such; corrupt matrices, a witness of another shape, evaluations given twice
-//! and matrices too large for the VRAM budget are typed errors. Fresh random circuits and
+//! and matrices too large for the VRAM budget (resident, or streamed where even the
+//! evaluation does not fit) are typed errors. Fresh random circuits and
 //! randomness each run (seed printed); CUZK_SMALL=1 cuts the sizes down.
 #![cfg(feature = "cuda")]
 
@@ -14,8 +15,8 @@ use bellpepper_core::Circuit;
 use bellperson_lite::circuits::{InterleavedCircuit, MixCircuit, ShaCircuit};
 use bellperson_lite::generator::{generate_random_parameters, BenchmarkSrs, CircuitShape};
 use bellperson_lite::gpu::{
-    device_matrices, device_params, device_params_with, matrices_ref, prove_start_on, G2Placement,
-    GpuTarget,
+    device_matrices, device_params, device_params_with, matrices_ref, prove_start_on,
+    streamed_device_matrices, G2Placement, GpuTarget,
 };
 use bellperson_lite::matrices::{record_matrices, synthesize_witness, ConstraintMatrices};
 use bellperson_lite::prover::{batch_randomness, prove_from_assignments};
@@ -39,9 +40,13 @@ fn locks() -> GpuLocks {
     GpuLocks::new(DEVICE, None).expect("GPU locks")
 }
 
+/// Streamed matrices' chunk in the tests: a few rows at a time (raised to the longest row), so
+/// that every circuit takes many chunks and both buffers are reused.
+const TEST_STREAM_CHUNK: usize = 64;
+
 /// Proves `circuits` (one shape) on the CPU from full syntheses, and on the GPU from witness
-/// assignments with the matrices on the device, once per B_G2 placement; asserts equal bytes
-/// and returns the CPU proofs.
+/// assignments with the matrices on the device (resident, then streamed), once per B_G2
+/// placement; asserts equal bytes and returns the CPU proofs.
 fn compare<C, P>(
     what: &str,
     circuits: &[C],
@@ -57,7 +62,7 @@ where
         .iter()
         .map(|c| synthesize_circuit(c.clone()).unwrap())
         .collect();
-    let matrices = record_matrices(circuits[0].clone()).unwrap();
+    let matrices = Arc::new(record_matrices(circuits[0].clone()).unwrap());
     let witnesses: Vec<_> = circuits
         .iter()
         .map(|c| {
@@ -69,28 +74,41 @@ where
     let (r, s) = batch_randomness(circuits.len(), rng);
     let cpu = prove_from_assignments(full, params.as_ref(), &r, &s).expect("CPU proof");
     let dp = device_params(locks, Arc::clone(params)).expect("device parameters");
-    let dm = device_matrices(locks, &matrices).expect("device matrices");
-    assert!(dm.bytes() > 0);
-    for b_g2 in [G2Placement::Cpu, G2Placement::Auto, G2Placement::Gpu] {
+    let resident = device_matrices(locks, &matrices).expect("device matrices");
+    assert!(resident.bytes() > 0 && !resident.is_streamed());
+    let streamed = streamed_device_matrices(locks, Arc::clone(&matrices), TEST_STREAM_CHUNK)
+        .expect("streamed device matrices");
+    assert!(streamed.is_streamed());
+    // Streamed matrices hold only the coefficient table on the device.
+    assert!(streamed.bytes() <= resident.bytes());
+    let placements = [
+        (&resident, G2Placement::Cpu),
+        (&resident, G2Placement::Auto),
+        (&resident, G2Placement::Gpu),
+        (&streamed, G2Placement::Cpu),
+        (&streamed, G2Placement::Gpu),
+    ];
+    for (dm, b_g2) in placements {
+        let how = if dm.is_streamed() { "streamed" } else { "resident" };
         let target = GpuTarget {
             device_params: &dp,
             locks: Some(locks),
             b_g2,
-            matrices: Some(&dm),
+            matrices: Some(dm),
         };
         let (gpu, timings) = prove_start_on(target, witnesses.clone(), params, &r, &s)
             .and_then(|p| p.finish())
-            .unwrap_or_else(|e| panic!("{what}: GPU proof with device matrices: {e}"));
+            .unwrap_or_else(|e| panic!("{what}: GPU proof with {how} device matrices: {e}"));
         assert_eq!(cpu.len(), gpu.len());
         for (i, (c, g)) in cpu.iter().zip(&gpu).enumerate() {
             assert_eq!(
                 c.to_bytes(),
                 g.to_bytes(),
-                "{what}: proof {i} from device matrices (B_G2 {b_g2:?}) differs from the CPU's"
+                "{what}: proof {i} from {how} device matrices (B_G2 {b_g2:?}) differs from the CPU's"
             );
         }
         eprintln!(
-            "{what}: B_G2 {b_g2:?}: equal to the CPU's ({} circuits, total {:?})",
+            "{what}: {how} matrices, B_G2 {b_g2:?}: equal to the CPU's ({} circuits, total {:?})",
             gpu.len(),
             timings.total
         );
@@ -367,6 +385,29 @@ fn bad_matrices_and_mismatched_witnesses_are_typed_errors() {
         DeviceMatrices::new(Some(&tiny), DEVICE, &good),
         "less than a quarter",
     );
+    // Streamed, where the evaluation would not fit: refused, and the same index checks.
+    let owned = Arc::new(m.clone());
+    refused(
+        "streamed, a budget too small for the evaluation",
+        streamed_device_matrices(&tiny, Arc::clone(&owned), 0).map_err(|e| match e {
+            ProverError::Gpu(e) => e,
+            other => panic!("not a GPU error: {other}"),
+        }),
+        "three quarters",
+    );
+    let mut bad_owned = m.clone();
+    let mut cols = m.c.cols.to_vec();
+    cols[0] = u32::try_from(m.num_inputs + m.num_aux).unwrap();
+    bad_owned.c.cols = cols.into();
+    refused(
+        "streamed, column out of range",
+        streamed_device_matrices(&locks, Arc::new(bad_owned), 0).map_err(|e| match e {
+            ProverError::Gpu(e) => e,
+            other => panic!("not a GPU error: {other}"),
+        }),
+        "names column",
+    );
+    assert_eq!(locks.info().unwrap().vram_reserved, reserved_before);
 
     // A witness of another shape, and evaluations given although the GPU computes them.
     let params = Arc::new(generate_random_parameters(c.clone(), &mut rng).unwrap());

@@ -134,6 +134,25 @@ cuzk_error_t cuzk_groth16_matrices_create(cuzk_gpu_locks_t* locks, int device, s
                                           const cuzk_fr_t* coeff_table, size_t coeff_len,
                                           cuzk_groth16_matrices_t** out);
 
+/* The same matrices, streamed: only the coefficient table goes on the device; the host arrays
+ * stay where they are (page-locked here where the system allows it) and MUST outlive the
+ * handle. Each proof copies them a chunk of whole rows at a time (at most `chunk_terms` terms
+ * and rows per chunk, raised to the longest row; 0: 2^24) through two buffers of its own, so
+ * that a card whose budget cannot hold them still evaluates a, b and c itself instead of the
+ * host computing and holding them. Refused (an error; the caller then computes a, b and c)
+ * where the evaluation would not fit: the witness, a, b and c of the circuit's domain and the
+ * two chunk buffers must fit in three quarters of what the budget leaves beside the bytes
+ * held on the device. Indices are checked as for resident matrices. */
+cuzk_error_t cuzk_groth16_matrices_create_streamed(cuzk_gpu_locks_t* locks, int device, size_t num_inputs,
+                                                   size_t num_aux, size_t num_constraints,
+                                                   const cuzk_sparse_rows_t* a, const cuzk_sparse_rows_t* b,
+                                                   const cuzk_sparse_rows_t* c, const cuzk_fr_t* coeff_table,
+                                                   size_t coeff_len, size_t chunk_terms,
+                                                   cuzk_groth16_matrices_t** out);
+
+/* Whether the matrices are streamed (1) or resident (0; also for null). */
+int cuzk_groth16_matrices_streamed(const cuzk_groth16_matrices_t* matrices);
+
 /* The VRAM bytes the matrices hold (0 for null). */
 size_t cuzk_groth16_matrices_bytes(const cuzk_groth16_matrices_t* matrices);
 

@@ -1,5 +1,6 @@
 // Constraint matrices resident on a device, and the kernels that rebuild a proof's witness
 // and evaluate a = A w, b = B w, c = C w from them (see matrices.cuh).
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -22,13 +23,15 @@ size_t rows_bytes(size_t rows, size_t terms) {
 
 // Every index a kernel will follow is checked here, once, so that a corrupt matrix is an
 // error at creation instead of a read outside the witness or the table in every proof.
-void check_rows(const cuzk_sparse_rows_t& m, const char* name, size_t rows, size_t variables, size_t coeff_len) {
+// Returns the most terms a row holds.
+size_t check_rows(const cuzk_sparse_rows_t& m, const char* name, size_t rows, size_t variables, size_t coeff_len) {
     const std::string what = std::string("matrices: ") + name;
     CUZK_REQUIRE(rows == 0 || m.row_ends != nullptr, what + ": null row ends");
     CUZK_REQUIRE(m.terms == 0 || (m.cols != nullptr && m.coeffs != nullptr), what + ": null terms");
-    uint64_t previous = 0;
+    uint64_t previous = 0, longest = 0;
     for (size_t r = 0; r < rows; r++) {
         CUZK_REQUIRE(m.row_ends[r] >= previous, what + ": row " + std::to_string(r) + " ends before it starts");
+        longest = std::max(longest, m.row_ends[r] - previous);
         previous = m.row_ends[r];
     }
     CUZK_REQUIRE(previous == m.terms, what + ": the rows hold " + std::to_string(previous) + " terms, " +
@@ -39,6 +42,7 @@ void check_rows(const cuzk_sparse_rows_t& m, const char* name, size_t rows, size
         CUZK_REQUIRE(m.coeffs[t] < coeff_len, what + ": term " + std::to_string(t) + " names coefficient " +
                                                   std::to_string(m.coeffs[t]) + " of " + std::to_string(coeff_len));
     }
+    return size_t(longest);
 }
 
 // Places one matrix at `at` in the device block, enqueues its upload, and returns the
@@ -57,9 +61,24 @@ uint8_t* place(device_rows_t& d, const cuzk_sparse_rows_t& h, size_t rows, uint8
     return at;
 }
 
+// Page-locks `bytes` at `p` for full-speed chunk copies, where the system allows it (it may
+// refuse, or another handle may have locked the same arrays: then copies are slower, or use
+// that handle's lock while it lives; both are correct).
+void pin(matrices_t& m, const void* p, size_t bytes) {
+    if (bytes == 0) return;
+    void* at = const_cast<void*>(p);
+    // device-wide-ok: once per streamed matrices, when they are made for a device
+    const cudaError_t err = cudaHostRegister(at, bytes, cudaHostRegisterPortable | cudaHostRegisterReadOnly);
+    if (err == cudaSuccess) m.pinned.push_back(at);
+    else (void)cudaGetLastError();
+}
+
+// A streamed chunk's terms and rows when none is given: 2^24 (two buffers of 256 MiB).
+constexpr size_t DEFAULT_STREAM_CHUNK = size_t(1) << 24;
+
 std::unique_ptr<matrices_t> make_matrices(cuzk_gpu_locks* given, int device, size_t num_inputs, size_t num_aux,
                                           size_t rows, const cuzk_sparse_rows_t* (&m)[3], const fr_t* table,
-                                          size_t coeff_len) {
+                                          size_t coeff_len, bool streamed, size_t stream_chunk) {
     const char* names[3] = {"A", "B", "C"};
     CUZK_REQUIRE(num_inputs >= 1, "matrices: no inputs (input 0 is the constant one)");
     CUZK_REQUIRE(num_inputs + num_aux <= (size_t(1) << 32), "matrices: more variables than 32-bit columns hold");
@@ -75,8 +94,27 @@ std::unique_ptr<matrices_t> make_matrices(cuzk_gpu_locks* given, int device, siz
     out->num_aux = num_aux;
     out->num_constraints = rows;
     out->coeff_len = coeff_len;
+    out->streamed = streamed;
+    out->stream_chunk = streamed ? (stream_chunk ? stream_chunk : DEFAULT_STREAM_CHUNK) : 0;
     size_t total = round_up(coeff_len * sizeof(fr_t));
-    for (int i = 0; i < 3; i++) total += rows_bytes(rows, m[i]->terms);
+    if (streamed) {
+        // Useful only where a proof's evaluation fits: the witness, a, b and c and the chunk
+        // buffers within three quarters of what the held bytes leave of the budget (the rest
+        // is the split scalars' and the pool's). Elsewhere the host computes a, b and c.
+        size_t n = 1;
+        while (n < rows) n *= 2;
+        const size_t evaluation =
+            (num_inputs + num_aux + 3 * n) * sizeof(fr_t) + out->evaluation_bytes() + total;
+        const size_t held = locks->vram.held(), budget = locks->vram.total();
+        const size_t room = budget > held ? budget - held : 0;
+        CUZK_REQUIRE(evaluation <= room / 4 * 3,
+                     "matrices: evaluating them on GPU " + std::to_string(device) + " takes " +
+                         std::to_string(evaluation) + " bytes (the witness, a, b and c and the chunk buffers), " +
+                         "more than three quarters of the " + std::to_string(room) +
+                         " bytes its VRAM budget leaves beside what it holds");
+    } else {
+        for (int i = 0; i < 3; i++) total += rows_bytes(rows, m[i]->terms);
+    }
     // Resident bytes must leave a quarter of the budget to the proofs' working sets (the
     // parameters take at most half): a proof that could never fit beside them fails.
     // Held before the indices are checked: that check reads every term on the CPU (seconds
@@ -93,16 +131,29 @@ std::unique_ptr<matrices_t> make_matrices(cuzk_gpu_locks* given, int device, siz
                      std::to_string(device) + "'s VRAM budget (" + std::to_string(locks->vram.reserved()) + " of " +
                      std::to_string(locks->vram.total()) + " reserved)");
     if (got == held_block_t::result_t::alloc_failed) CUZK_CUDA_CHECK(err);
-    for (int i = 0; i < 3; i++) check_rows(*m[i], names[i], rows, num_inputs + num_aux, coeff_len);
+    size_t longest = 0;
+    for (int i = 0; i < 3; i++)
+        longest = std::max(longest, check_rows(*m[i], names[i], rows, num_inputs + num_aux, coeff_len));
     stream_t s;
     uint8_t* at = out->block.get();
     if (coeff_len)
         CUZK_CUDA_CHECK(cudaMemcpyAsync(at, table, coeff_len * sizeof(fr_t), cudaMemcpyHostToDevice, s));
     out->coeff_table = reinterpret_cast<const fr_t*>(at);
     at += round_up(coeff_len * sizeof(fr_t));
-    at = place(out->a, *m[0], rows, at, s);
-    at = place(out->b, *m[1], rows, at, s);
-    place(out->c, *m[2], rows, at, s);
+    if (streamed) {
+        // A chunk holds at least one whole row.
+        out->stream_chunk = std::max(out->stream_chunk, longest);
+        for (int i = 0; i < 3; i++) {
+            out->host[i] = *m[i];
+            pin(*out, m[i]->row_ends, rows * sizeof(uint64_t));
+            pin(*out, m[i]->cols, m[i]->terms * sizeof(uint32_t));
+            pin(*out, m[i]->coeffs, m[i]->terms * sizeof(uint32_t));
+        }
+    } else {
+        at = place(out->a, *m[0], rows, at, s);
+        at = place(out->b, *m[1], rows, at, s);
+        place(out->c, *m[2], rows, at, s);
+    }
     s.sync();
     return out;
 }
@@ -125,26 +176,86 @@ __global__ void witness_scatter_kernel(const uint32_t* index, const fr_t* scalar
     if (j < count && index[j] < limit) w[offset + index[j]] = scalars[j];
 }
 
-// One thread per row. Most terms of a Filecoin circuit have coefficient one or minus one and
-// a bit for a value: those cost an addition or nothing, and only the rest a multiplication.
-// The coefficients are told apart by value, so the table's order does not matter.
-__global__ void product_kernel(device_rows_t m, const fr_t* table, const fr_t* w, size_t rows, fr_t* out) {
+// One thread per row of a run of `rows` rows. Row r's terms are [row_ends[r - 1], row_ends[r])
+// (from `first` for row 0), numbered in the whole matrix; `cols` and `coeffs` hold the terms
+// from number `first` on (0 for resident matrices, the chunk's first term for a streamed one).
+// Most terms of a Filecoin circuit have coefficient one or minus one and a bit for a value:
+// those cost an addition or nothing, and only the rest a multiplication. The coefficients are
+// told apart by value, so the table's order does not matter.
+__global__ void product_kernel(const uint64_t* row_ends, const uint32_t* cols, const uint32_t* coeffs, uint64_t first,
+                               const fr_t* table, const fr_t* w, size_t rows, fr_t* out) {
     const size_t r = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (r >= rows) return;
     const fr_t one = fr_t::one();
     const fr_t minus_one = fr_t::zero() - one;
-    const uint64_t end = m.row_ends[r];
+    const uint64_t end = row_ends[r];
     fr_t acc = fr_t::zero();
-    for (uint64_t t = r ? m.row_ends[r - 1] : 0; t < end; t++) {
-        const fr_t v = w[m.cols[t]];
+    for (uint64_t t = r ? row_ends[r - 1] : first; t < end; t++) {
+        const fr_t v = w[cols[t - first]];
         if (v.is_zero()) continue;
-        const fr_t k = table[m.coeffs[t]];
+        const fr_t k = table[coeffs[t - first]];
         if (k == one) acc += v;
         else if (k == minus_one) acc -= v;
         else if (v == one) acc += k;
         else acc += v * k;
     }
     out[r] = acc;
+}
+
+void launch_products(const uint64_t* row_ends, const uint32_t* cols, const uint32_t* coeffs, uint64_t first,
+                     const fr_t* table, const fr_t* w, size_t rows, fr_t* out, cudaStream_t stream) {
+    product_kernel<<<msm::blocks_for(rows, 128), 128, 0, stream>>>(row_ends, cols, coeffs, first, table, w, rows,
+                                                                   out);
+    CUZK_LAUNCH_CHECK();
+}
+
+// Streamed matrices: each matrix a chunk of whole rows at a time (at most stream_chunk rows
+// and terms), copied on a stream of its own into one of two buffers while the products of
+// the chunk in the other buffer compute on `stream`.
+void evaluate_streamed(const matrices_t& m, const fr_t* d_w, fr_t* const (&outs)[3], cudaStream_t stream) {
+    const size_t chunk = m.stream_chunk;
+    const size_t rows = m.num_constraints;
+    dev_ptr_t<uint64_t> ends[2] = {dev_ptr_t<uint64_t>(chunk, stream), dev_ptr_t<uint64_t>(chunk, stream)};
+    dev_ptr_t<uint32_t> cols[2] = {dev_ptr_t<uint32_t>(chunk, stream), dev_ptr_t<uint32_t>(chunk, stream)};
+    dev_ptr_t<uint32_t> coeffs[2] = {dev_ptr_t<uint32_t>(chunk, stream), dev_ptr_t<uint32_t>(chunk, stream)};
+    stream_t copy;
+    event_t allocated, loaded[2], drained[2];
+    bool used[2] = {false, false};
+    allocated.record(stream);
+    CUZK_CUDA_CHECK(cudaStreamWaitEvent(copy, allocated));
+    unsigned next = 0;
+    for (int i = 0; i < 3; i++) {
+        if (!outs[i]) continue;
+        const cuzk_sparse_rows_t& h = m.host[i];
+        for (size_t r0 = 0; r0 < rows;) {
+            const uint64_t t0 = r0 ? h.row_ends[r0 - 1] : 0;
+            // The rows from r0 that end within `chunk` terms of t0 (row ends ascend).
+            const uint64_t* last = h.row_ends + std::min(rows, r0 + chunk);
+            const size_t r1 = size_t(std::upper_bound(h.row_ends + r0, last, t0 + chunk) - h.row_ends);
+            CUZK_REQUIRE(r1 > r0, "matrices: a row longer than the stream chunk");  // creation prevents it
+            const uint64_t t1 = h.row_ends[r1 - 1];
+            const unsigned b = next;
+            // The products that last read buffer b are done before the copy overwrites it.
+            if (used[b]) CUZK_CUDA_CHECK(cudaStreamWaitEvent(copy, drained[b]));
+            CUZK_CUDA_CHECK(cudaMemcpyAsync(ends[b].get(), h.row_ends + r0, (r1 - r0) * sizeof(uint64_t),
+                                            cudaMemcpyHostToDevice, copy));
+            if (t1 > t0) {
+                CUZK_CUDA_CHECK(cudaMemcpyAsync(cols[b].get(), h.cols + t0, (t1 - t0) * sizeof(uint32_t),
+                                                cudaMemcpyHostToDevice, copy));
+                CUZK_CUDA_CHECK(cudaMemcpyAsync(coeffs[b].get(), h.coeffs + t0, (t1 - t0) * sizeof(uint32_t),
+                                                cudaMemcpyHostToDevice, copy));
+            }
+            loaded[b].record(copy);
+            CUZK_CUDA_CHECK(cudaStreamWaitEvent(stream, loaded[b]));
+            launch_products(ends[b], cols[b], coeffs[b], t0, m.coeff_table, d_w, r1 - r0, outs[i] + r0, stream);
+            drained[b].record(stream);
+            used[b] = true;
+            next ^= 1;
+            r0 = r1;
+        }
+    }
+    // Every copy is waited for on `stream`, where the buffers are freed; the copy stream may
+    // go (its work is done before theirs).
 }
 
 }  // namespace
@@ -171,13 +282,16 @@ void witness_from_splits(const matrices_t& m, const uint64_t* d_a_ones, const ui
 
 void evaluate_matrices(const matrices_t& m, const fr_t* d_w, fr_t* d_a, fr_t* d_b, fr_t* d_c, cudaStream_t stream) {
     if (m.num_constraints == 0) return;
-    const unsigned blocks = msm::blocks_for(m.num_constraints, 128);
-    const device_rows_t* rows[3] = {&m.a, &m.b, &m.c};
-    fr_t* outs[3] = {d_a, d_b, d_c};
-    for (int i = 0; i < 3; i++) {
-        product_kernel<<<blocks, 128, 0, stream>>>(*rows[i], m.coeff_table, d_w, m.num_constraints, outs[i]);
-        CUZK_LAUNCH_CHECK();
+    fr_t* const outs[3] = {d_a, d_b, d_c};
+    if (m.streamed) {
+        evaluate_streamed(m, d_w, outs, stream);
+        return;
     }
+    const device_rows_t* rows[3] = {&m.a, &m.b, &m.c};
+    for (int i = 0; i < 3; i++)
+        if (outs[i])
+            launch_products(rows[i]->row_ends, rows[i]->cols, rows[i]->coeffs, 0, m.coeff_table, d_w,
+                            m.num_constraints, outs[i], stream);
 }
 
 }  // namespace cuzk::groth16
@@ -194,9 +308,29 @@ extern "C" cuzk_error_t cuzk_groth16_matrices_create(cuzk_gpu_locks_t* locks, in
         *out = nullptr;
         const cuzk_sparse_rows_t* m[3] = {a, b, c};
         *out = groth16::make_matrices(locks, device, num_inputs, num_aux, num_constraints, m,
-                                      reinterpret_cast<const fr_t*>(coeff_table), coeff_len)
+                                      reinterpret_cast<const fr_t*>(coeff_table), coeff_len, false, 0)
                    .release();
     });
+}
+
+extern "C" cuzk_error_t cuzk_groth16_matrices_create_streamed(cuzk_gpu_locks_t* locks, int device, size_t num_inputs,
+                                                              size_t num_aux, size_t num_constraints,
+                                                              const cuzk_sparse_rows_t* a, const cuzk_sparse_rows_t* b,
+                                                              const cuzk_sparse_rows_t* c, const cuzk_fr_t* coeff_table,
+                                                              size_t coeff_len, size_t chunk_terms,
+                                                              cuzk_groth16_matrices_t** out) {
+    return guard([&] {
+        CUZK_REQUIRE(out != nullptr, "matrices: null output");
+        *out = nullptr;
+        const cuzk_sparse_rows_t* m[3] = {a, b, c};
+        *out = groth16::make_matrices(locks, device, num_inputs, num_aux, num_constraints, m,
+                                      reinterpret_cast<const fr_t*>(coeff_table), coeff_len, true, chunk_terms)
+                   .release();
+    });
+}
+
+extern "C" int cuzk_groth16_matrices_streamed(const cuzk_groth16_matrices_t* matrices) {
+    return matrices && matrices->streamed ? 1 : 0;
 }
 
 extern "C" size_t cuzk_groth16_matrices_bytes(const cuzk_groth16_matrices_t* matrices) {
@@ -204,3 +338,8 @@ extern "C" size_t cuzk_groth16_matrices_bytes(const cuzk_groth16_matrices_t* mat
 }
 
 extern "C" void cuzk_groth16_matrices_destroy(cuzk_groth16_matrices_t* matrices) { delete matrices; }
+
+cuzk_groth16_matrices::~cuzk_groth16_matrices() {
+    // device-wide-ok: teardown of streamed matrices, no proof uses them
+    for (void* p : pinned) cudaHostUnregister(p);
+}

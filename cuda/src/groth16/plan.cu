@@ -24,8 +24,9 @@ size_t fixed_bytes(const params_t& p, const cuzk_groth16_circuit_t& c) {
            POOL_MARGIN;
 }
 
+// The witness and, for streamed matrices, their chunk buffers.
 size_t witness_bytes(const cuzk_groth16_circuit_t& c) {
-    return c.matrices ? c.matrices->num_variables() * sizeof(fr_t) : 0;
+    return c.matrices ? c.matrices->num_variables() * sizeof(fr_t) + c.matrices->evaluation_bytes() : 0;
 }
 
 // The whole working set: a, b, c, the witness, the streaming buffer for non-resident

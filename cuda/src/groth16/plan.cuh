@@ -5,7 +5,8 @@
 // large as the largest query vector for streamed parameters, and the MSM scratch of the whole
 // domain: about 46 GiB for a 2^27 PoRep partition. The bounded plan holds at most, at once:
 //   the H pipeline   a, b and c (or, with c_late, a and b, c coming in after a*b is formed),
-//                    and the witness when the GPU evaluates the matrices;
+//                    and the witness (and streamed matrices' chunk buffers) while the GPU
+//                    evaluates the matrices;
 //   H's MSM          a (now H's coefficients), two chunk buffers of bases, one chunk's scratch;
 //   the split MSMs   two chunk buffers and one chunk's scratch;
 // plus the split scalars throughout. b and c are freed after the H pipeline, a after H's MSM.

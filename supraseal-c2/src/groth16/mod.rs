@@ -25,7 +25,7 @@ mod prove;
 mod upload;
 
 pub use locks::{default_locks_info, GpuLocks, GpuLocksInfo, GpuMutexPtr, SendableGpuMutex};
-pub use matrices::{DeviceMatrices, MatricesRef, SparseRowsRef};
+pub use matrices::{DeviceMatrices, HostMatrices, MatricesRef, SparseRowsRef};
 pub use params::{DeviceParams, QueryVectors, Residency};
 pub use prove::{
     inject_faults, start, CircuitInputs, Evaluations, GpuBatch, GpuSums, GpuTimings, PendingGpu,
