@@ -24,8 +24,7 @@ use blstrs::{G2Projective, Scalar};
 use rayon::prelude::*;
 use supraseal_c2::groth16::{
     self, CircuitInputs, DeviceMatrices, DeviceParams, Evaluations, GpuLocks, HostMatrices,
-    MatricesRef,
-    PendingGpu, QueryVectors, Residency, SparseRowsRef, UploadSignal,
+    MatricesRef, PendingGpu, QueryVectors, Residency, SparseRowsRef, UploadSignal,
 };
 use supraseal_c2::split::{MsmSplit, ScalarPart};
 

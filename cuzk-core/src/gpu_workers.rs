@@ -97,8 +97,7 @@ pub(crate) fn gpu_worker_loop(
             Some(host) => match device.matrices_for(&srs.circuit_id, host, &params) {
                 Some(m) => Some(m),
                 None => {
-                    if !params.device.is_resident()
-                        && shared.keep_products_on_cpu(&srs.circuit_id)
+                    if !params.device.is_resident() && shared.keep_products_on_cpu(&srs.circuit_id)
                     {
                         tracing::info!(
                             circuit = srs.circuit_id.as_str(),
@@ -259,7 +258,8 @@ pub(crate) fn finalizer_loop(
             if timings.chunk_points > 0 {
                 // Once per circuit id and process: the operator learns why this card's
                 // proofs are slower than its kernels would make them.
-                static SEEN: std::sync::Mutex<Vec<(String, i32)>> = std::sync::Mutex::new(Vec::new());
+                static SEEN: std::sync::Mutex<Vec<(String, i32)>> =
+                    std::sync::Mutex::new(Vec::new());
                 let key = (srs.circuit_id.clone(), ordinal);
                 let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
                 if !seen.contains(&key) {

@@ -89,7 +89,11 @@ where
         (&streamed, G2Placement::Gpu),
     ];
     for (dm, b_g2) in placements {
-        let how = if dm.is_streamed() { "streamed" } else { "resident" };
+        let how = if dm.is_streamed() {
+            "streamed"
+        } else {
+            "resident"
+        };
         let target = GpuTarget {
             device_params: &dp,
             locks: Some(locks),

@@ -615,17 +615,22 @@ fn the_bounded_vram_plan_gives_the_same_proofs() {
     let assignment = synthesize_circuit(c).unwrap();
     let (r, s) = randomness(&mut rng, 1);
     let cpu = prove_from_assignments(vec![assignment.clone()], params.as_ref(), &r, &s).unwrap();
-    let chunks: &[usize] = if small() { &[64, 100] } else { &[64, 320, 1 << 11] };
+    let chunks: &[usize] = if small() {
+        &[64, 100]
+    } else {
+        &[64, 320, 1 << 11]
+    };
     for residency in [Residency::Streamed, Residency::Auto] {
         let locks = locks();
-        let dp = device_params_with(&locks, Arc::clone(&params), residency, G2Placement::Auto)
-            .unwrap();
+        let dp =
+            device_params_with(&locks, Arc::clone(&params), residency, G2Placement::Auto).unwrap();
         assert_eq!(dp.is_resident(), residency == Residency::Auto);
         for &chunk in chunks {
             for c_late in [false, true] {
                 locks.force_chunks(chunk, c_late).unwrap();
                 for b_g2 in [G2Placement::Cpu, G2Placement::Gpu] {
-                    let what = format!("{residency:?}, chunk {chunk}, c_late {c_late}, B_G2 {b_g2:?}");
+                    let what =
+                        format!("{residency:?}, chunk {chunk}, c_late {c_late}, B_G2 {b_g2:?}");
                     let (gpu, timings) = prove_start_with(
                         vec![assignment.clone()],
                         &params,
@@ -638,20 +643,35 @@ fn the_bounded_vram_plan_gives_the_same_proofs() {
                     .and_then(|p| p.finish())
                     .unwrap_or_else(|e| panic!("{what}: {e}"));
                     assert_eq!(cpu[0].to_bytes(), gpu[0].to_bytes(), "{what}");
-                    assert_eq!(timings.chunk_points, chunk.div_ceil(64) as u64 * 64, "{what}");
+                    assert_eq!(
+                        timings.chunk_points,
+                        chunk.div_ceil(64) as u64 * 64,
+                        "{what}"
+                    );
                 }
             }
         }
         // Back to the automatic choice: the whole working set fits, no chunks.
         locks.force_chunks(0, false).unwrap();
-        let (gpu, timings) =
-            prove_start_with(vec![assignment.clone()], &params, &dp, Some(&locks), G2Placement::Gpu, &r, &s)
-                .and_then(|p| p.finish())
-                .unwrap();
+        let (gpu, timings) = prove_start_with(
+            vec![assignment.clone()],
+            &params,
+            &dp,
+            Some(&locks),
+            G2Placement::Gpu,
+            &r,
+            &s,
+        )
+        .and_then(|p| p.finish())
+        .unwrap();
         assert_eq!(cpu[0].to_bytes(), gpu[0].to_bytes());
         assert_eq!(timings.chunk_points, 0);
         if !dp.is_resident() {
-            assert_eq!(locks.info().unwrap().vram_reserved, 0, "every reservation given back");
+            assert_eq!(
+                locks.info().unwrap().vram_reserved,
+                0,
+                "every reservation given back"
+            );
         }
     }
 }
@@ -670,10 +690,23 @@ fn a_budget_short_of_the_whole_working_set_takes_the_bounded_plan() {
     let (r, s) = randomness(&mut rng, 1);
     let cpu = prove_from_assignments(vec![assignment.clone()], params.as_ref(), &r, &s).unwrap();
     let prove = |locks: &GpuLocks, assignment: ProvingAssignment| {
-        let dp = device_params_with(locks, Arc::clone(&params), Residency::Streamed, G2Placement::Auto)
-            .unwrap();
-        prove_start_with(vec![assignment], &params, &dp, Some(locks), G2Placement::Gpu, &r, &s)
-            .and_then(|p| p.finish())
+        let dp = device_params_with(
+            locks,
+            Arc::clone(&params),
+            Residency::Streamed,
+            G2Placement::Auto,
+        )
+        .unwrap();
+        prove_start_with(
+            vec![assignment],
+            &params,
+            &dp,
+            Some(locks),
+            G2Placement::Gpu,
+            &r,
+            &s,
+        )
+        .and_then(|p| p.finish())
     };
     let roomy = locks();
     let (_, timings) = prove(&roomy, assignment.clone()).unwrap();
@@ -693,7 +726,9 @@ fn a_budget_short_of_the_whole_working_set_takes_the_bounded_plan() {
     let mut broken = assignment;
     let last = broken.c.len() - 1;
     broken.c[last] += Scalar::ONE;
-    let err = prove(&short, broken).err().expect("an unsatisfied circuit must fail");
+    let err = prove(&short, broken)
+        .err()
+        .expect("an unsatisfied circuit must fail");
     assert!(
         matches!(err, ProverError::Unsatisfied { index, .. } if index == last),
         "{err}"

@@ -91,9 +91,7 @@ fn rows_view(m: &SparseRowsRef<'_>) -> Result<ffi::cuzk_sparse_rows_t, CudaError
 }
 
 /// The three matrices' C views, after checking that they have one row count.
-fn views(
-    m: &MatricesRef<'_>,
-) -> Result<(usize, [ffi::cuzk_sparse_rows_t; 3]), CudaError> {
+fn views(m: &MatricesRef<'_>) -> Result<(usize, [ffi::cuzk_sparse_rows_t; 3]), CudaError> {
     let rows = m.a.row_ends.len();
     for (name, r) in [("B", &m.b), ("C", &m.c)] {
         if r.row_ends.len() != rows {
