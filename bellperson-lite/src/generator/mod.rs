@@ -1,9 +1,10 @@
 //! Parameter generation (a trusted setup done by one party, for tests and private circuits)
 //! and the benchmark-only SRS.
 //!
-//! The circuit is synthesized once into its constraints (not a witness), wrapped exactly as
-//! the prover wraps it (the constant one as input 0, one `x_i * 0 = 0` constraint per
-//! input), so that the QAP here and the evaluations in [`crate::synthesis`] line up. With
+//! The circuit's constraints are recorded once (not a witness, see
+//! [`crate::matrices::record_matrices`]), wrapped exactly as the prover wraps them (the
+//! constant one as input 0, one `x_i * 0 = 0` constraint per input), so that the QAP here
+//! and the evaluations in [`crate::synthesis`] line up; `qap` evaluates them at tau. With
 //! secret `tau, alpha, beta, gamma, delta` and the Lagrange basis `L_j` of the domain:
 //! `u_k(tau) = sum_j A[j][k] L_j(tau)` (likewise `v_k` from B, `w_k` from C), and
 //!
@@ -17,15 +18,14 @@ mod benchmark;
 mod fixed_base;
 #[cfg(feature = "cuda")]
 mod gpu;
+mod qap;
 
 pub use self::benchmark::{BenchmarkSrs, CircuitShape};
 pub use self::fixed_base::FixedBaseTable;
 #[cfg(feature = "cuda")]
 pub use self::gpu::GpuFixedBase;
 
-use bellpepper_core::{
-    Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
-};
+use bellpepper_core::{Circuit, SynthesisError};
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use ff::Field;
 use group::{prime::PrimeCurveAffine, Curve, Group};
@@ -34,86 +34,8 @@ use rayon::prelude::*;
 
 use crate::domain::EvaluationDomain;
 use crate::error::ProverError;
+use crate::matrices::record_matrices;
 use crate::params::{Parameters, ParametersWriter, VerifyingKey};
-
-/// For one variable: the constraints whose A (or B, or C) combination uses it, with the
-/// coefficient.
-type Column = Vec<(usize, Scalar)>;
-
-/// The constraints of a circuit stored by variable (column), which is how the query
-/// polynomials are evaluated.
-#[derive(Default)]
-struct KeypairAssembly {
-    num_constraints: usize,
-    /// `[A, B, C]` columns of each public input.
-    inputs: Vec<[Column; 3]>,
-    /// `[A, B, C]` columns of each auxiliary variable.
-    aux: Vec<[Column; 3]>,
-}
-
-impl KeypairAssembly {
-    fn record(&mut self, lc: &LinearCombination<Scalar>, which: usize) {
-        let row = self.num_constraints;
-        for (&i, coeff) in lc.iter_inputs() {
-            self.inputs[i][which].push((row, *coeff));
-        }
-        for (&i, coeff) in lc.iter_aux() {
-            self.aux[i][which].push((row, *coeff));
-        }
-    }
-}
-
-impl ConstraintSystem<Scalar> for KeypairAssembly {
-    type Root = Self;
-
-    fn alloc<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
-    where
-        F: FnOnce() -> Result<Scalar, SynthesisError>,
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-    {
-        // The witness is not needed (and often not known) at setup: never call `f`.
-        self.aux.push(Default::default());
-        Ok(Variable::new_unchecked(Index::Aux(self.aux.len() - 1)))
-    }
-
-    fn alloc_input<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
-    where
-        F: FnOnce() -> Result<Scalar, SynthesisError>,
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-    {
-        self.inputs.push(Default::default());
-        Ok(Variable::new_unchecked(Index::Input(self.inputs.len() - 1)))
-    }
-
-    fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, a: LA, b: LB, c: LC)
-    where
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-        LA: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
-        LB: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
-        LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
-    {
-        self.record(&a(LinearCombination::zero()), 0);
-        self.record(&b(LinearCombination::zero()), 1);
-        self.record(&c(LinearCombination::zero()), 2);
-        self.num_constraints += 1;
-    }
-
-    fn push_namespace<NR, N>(&mut self, _: N)
-    where
-        NR: Into<String>,
-        N: FnOnce() -> NR,
-    {
-    }
-
-    fn pop_namespace(&mut self) {}
-
-    fn get_root(&mut self) -> &mut Self::Root {
-        self
-    }
-}
 
 /// The secrets of a setup: the two generators and the trapdoor scalars of the paper. Whoever
 /// keeps them can forge proofs, so parameters made from them are for tests and circuits whose
@@ -258,22 +180,16 @@ pub fn setup_scalars<C: Circuit<Scalar>>(
         tau,
         ..
     } = *secrets;
-    let mut cs = KeypairAssembly::default();
-    cs.alloc_input(|| "one", || Ok(Scalar::ONE))?;
-    circuit.synthesize(&mut cs)?;
-    for i in 0..cs.inputs.len() {
-        cs.enforce(
-            || "input constraint",
-            |lc| lc + Variable::new_unchecked(Index::Input(i)),
-            |lc| lc,
-            |lc| lc,
-        );
-    }
-
-    let domain = EvaluationDomain::new(cs.num_constraints)?;
+    // Recorded row by row, in parallel where the circuit is extensible: a 32 GiB WindowPoSt
+    // (125M constraints) took minutes on one thread, and a column-per-variable assembly of
+    // it held more than 100 GB.
+    let matrices = record_matrices(circuit)?;
+    let domain = EvaluationDomain::new(matrices.num_constraints())?;
     let n = domain.size();
-    let (gamma_inv, delta_inv) = match (Option::from(gamma.invert()), Option::from(delta.invert()))
-    {
+    let (gamma_inv, delta_inv) = match (
+        Option::<Scalar>::from(gamma.invert()),
+        Option::<Scalar>::from(delta.invert()),
+    ) {
         (Some(g), Some(d)) => (g, d),
         _ => return Err(SynthesisError::UnexpectedIdentity.into()),
     };
@@ -302,51 +218,46 @@ pub fn setup_scalars<C: Circuit<Scalar>>(
     let mut lagrange = powers;
     domain.ifft(&mut lagrange)?;
 
-    let eval = |column: &Column| -> Scalar {
-        column.iter().fold(Scalar::ZERO, |acc, (row, coeff)| {
-            acc + lagrange[*row] * coeff
-        })
+    let num_inputs = matrices.num_inputs;
+    let num_vars = num_inputs + matrices.num_aux;
+    let evaluate = |m| {
+        qap::evaluate_columns(
+            m,
+            &matrices.coeff_table,
+            &lagrange,
+            num_vars,
+            qap::BUCKET_COLUMNS,
+        )
     };
-    let evaluate =
-        |vars: &[[Column; 3]], scale: Scalar| -> (Vec<Scalar>, Vec<Scalar>, Vec<Scalar>) {
-            let uvw: Vec<(Scalar, Scalar, Scalar)> = vars
-                .par_iter()
-                .map(|[a, b, c]| {
-                    let (u, v, w) = (eval(a), eval(b), eval(c));
-                    (u, v, (beta * u + alpha * v + w) * scale)
-                })
-                .collect();
-            let mut u = Vec::with_capacity(uvw.len());
-            let mut v = Vec::with_capacity(uvw.len());
-            let mut k = Vec::with_capacity(uvw.len());
-            for (a, b, c) in uvw {
-                u.push(a);
-                v.push(b);
-                k.push(c);
-            }
-            (u, v, k)
-        };
-    let (u_in, v_in, ic) = evaluate(&cs.inputs, gamma_inv);
-    let (u_aux, v_aux, l) = evaluate(&cs.aux, delta_inv);
-    // The columns are the largest thing here (tens of GB for a 32 GiB PoRep): gone before
+    let u = evaluate(&matrices.a);
+    let v = evaluate(&matrices.b);
+    let mut w = evaluate(&matrices.c);
+    // The matrices are the largest thing here (tens of GB for a 32 GiB PoRep): gone before
     // the points are made.
-    drop(cs);
+    drop(matrices);
     drop(lagrange);
+    // w becomes (beta u + alpha v + w), over gamma for inputs (ic) and delta for the rest (l).
+    w.par_iter_mut()
+        .zip(u.par_iter().zip(&v))
+        .enumerate()
+        .for_each(|(k, (w, (u, v)))| {
+            let scale = if k < num_inputs { gamma_inv } else { delta_inv };
+            *w = (beta * u + alpha * v + *w) * scale;
+        });
+    let ic = w[..num_inputs].to_vec();
+    w.drain(..num_inputs);
+    let l = w;
 
-    let nonzero = |u: &[Scalar], rest: &[Scalar]| -> Vec<Scalar> {
-        u.iter()
-            .chain(rest)
-            .copied()
-            .filter(|s| !bool::from(s.is_zero()))
-            .collect()
+    let nonzero = |u: Vec<Scalar>| -> Vec<Scalar> {
+        u.into_iter().filter(|s| !bool::from(s.is_zero())).collect()
     };
     Ok(SetupScalars {
         secrets: *secrets,
         ic,
         h,
         l,
-        a: nonzero(&u_in, &u_aux),
-        b: nonzero(&v_in, &v_aux),
+        a: nonzero(u),
+        b: nonzero(v),
     })
 }
 
@@ -474,9 +385,10 @@ fn no_infinity(points: &[G1Affine]) -> Result<(), ProverError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::circuits::MixCircuit;
+    use crate::circuits::{InterleavedCircuit, MixCircuit};
     use crate::prover::create_random_proof;
     use crate::verifier::{prepare_verifying_key, verify_proof};
+    use bellpepper_core::{ConstraintSystem, Index, LinearCombination, Variable};
     use rand_chacha::rand_core::SeedableRng;
 
     #[test]
@@ -516,6 +428,168 @@ mod tests {
             let base = G2Projective::from(table.points()[1]);
             Ok(scalars.iter().map(|s| (base * s).to_affine()).collect())
         }
+    }
+
+    /// The obvious, slow setup to check [`setup_scalars`] against: a constraint system that
+    /// keeps each variable's terms by column (and is not extensible, so a circuit that splits
+    /// itself into parts is synthesized in one piece here), and the Lagrange polynomials from
+    /// their closed form `L_j(tau) = omega^j (tau^n - 1) / (n (tau - omega^j))`.
+    #[derive(Default)]
+    struct ColumnAssembly {
+        rows: usize,
+        inputs: Vec<[Vec<(usize, Scalar)>; 3]>,
+        aux: Vec<[Vec<(usize, Scalar)>; 3]>,
+    }
+
+    impl ConstraintSystem<Scalar> for ColumnAssembly {
+        type Root = Self;
+
+        fn alloc<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
+        where
+            F: FnOnce() -> Result<Scalar, SynthesisError>,
+            A: FnOnce() -> AR,
+            AR: Into<String>,
+        {
+            self.aux.push(Default::default());
+            Ok(Variable::new_unchecked(Index::Aux(self.aux.len() - 1)))
+        }
+
+        fn alloc_input<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
+        where
+            F: FnOnce() -> Result<Scalar, SynthesisError>,
+            A: FnOnce() -> AR,
+            AR: Into<String>,
+        {
+            self.inputs.push(Default::default());
+            Ok(Variable::new_unchecked(Index::Input(self.inputs.len() - 1)))
+        }
+
+        fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, a: LA, b: LB, c: LC)
+        where
+            A: FnOnce() -> AR,
+            AR: Into<String>,
+            LA: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+            LB: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+            LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        {
+            let row = self.rows;
+            let zero = LinearCombination::zero;
+            for (which, lc) in [a(zero()), b(zero()), c(zero())].into_iter().enumerate() {
+                for (&i, coeff) in lc.iter_inputs() {
+                    self.inputs[i][which].push((row, *coeff));
+                }
+                for (&i, coeff) in lc.iter_aux() {
+                    self.aux[i][which].push((row, *coeff));
+                }
+            }
+            self.rows += 1;
+        }
+
+        fn push_namespace<NR, N>(&mut self, _: N)
+        where
+            NR: Into<String>,
+            N: FnOnce() -> NR,
+        {
+        }
+
+        fn pop_namespace(&mut self) {}
+
+        fn get_root(&mut self) -> &mut Self::Root {
+            self
+        }
+    }
+
+    fn reference_scalars<C: Circuit<Scalar>>(circuit: C, secrets: &SetupSecrets) -> SetupScalars {
+        let mut cs = ColumnAssembly::default();
+        crate::synthesis::synthesize_into(&mut cs, circuit, |cs| cs.inputs.len()).unwrap();
+        let domain = EvaluationDomain::new(cs.rows).unwrap();
+        let (n, omega, tau) = (domain.size(), domain.omega(), secrets.tau);
+        let z_tau = tau.pow_vartime([n as u64]) - Scalar::ONE;
+        let n_inv = Scalar::from(n as u64).invert().unwrap();
+        let lagrange = |j: usize| {
+            let w = omega.pow_vartime([j as u64]);
+            w * z_tau * n_inv * (tau - w).invert().unwrap()
+        };
+        let eval = |col: &[(usize, Scalar)]| -> Scalar {
+            col.iter().map(|(row, k)| lagrange(*row) * k).sum()
+        };
+        let SetupSecrets {
+            alpha,
+            beta,
+            gamma,
+            delta,
+            ..
+        } = *secrets;
+        let (gamma_inv, delta_inv) = (gamma.invert().unwrap(), delta.invert().unwrap());
+        let mut scalars = SetupScalars {
+            secrets: *secrets,
+            ic: Vec::new(),
+            h: (0..n - 1)
+                .map(|i| tau.pow_vartime([i as u64]) * z_tau * delta_inv)
+                .collect(),
+            l: Vec::new(),
+            a: Vec::new(),
+            b: Vec::new(),
+        };
+        for (k, [a, b, c]) in cs.inputs.iter().chain(&cs.aux).enumerate() {
+            let (u, v, w) = (eval(a), eval(b), eval(c));
+            let k_value = beta * u + alpha * v + w;
+            if k < cs.inputs.len() {
+                scalars.ic.push(k_value * gamma_inv);
+            } else {
+                scalars.l.push(k_value * delta_inv);
+            }
+            scalars
+                .a
+                .extend(Some(u).filter(|u| !bool::from(u.is_zero())));
+            scalars
+                .b
+                .extend(Some(v).filter(|v| !bool::from(v.is_zero())));
+        }
+        scalars
+    }
+
+    /// The scalars from the recorded matrices (row by row, parts merged with `extend`,
+    /// columns summed by bucket) are those of the obvious setup, for circuits with inputs
+    /// between constraints, repeated and zero terms, parts and zero columns.
+    #[test]
+    fn setup_scalars_are_the_obvious_ones() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
+        let secrets = SetupSecrets::random(&mut rng);
+        let check = |what: &str, fast: SetupScalars, slow: SetupScalars| {
+            assert_eq!(fast.ic, slow.ic, "{what}: ic");
+            assert_eq!(fast.h, slow.h, "{what}: h");
+            assert_eq!(fast.l, slow.l, "{what}: l");
+            assert_eq!(fast.a, slow.a, "{what}: a");
+            assert_eq!(fast.b, slow.b, "{what}: b");
+        };
+        let interleaved = InterleavedCircuit {
+            values: vec![2, 3, 4, 5, 6, 7],
+        };
+        check(
+            "interleaved",
+            setup_scalars(interleaved.clone(), &secrets).unwrap(),
+            reference_scalars(interleaved.clone(), &secrets),
+        );
+        let mix = MixCircuit::new(6, 0.5, 2);
+        check(
+            "mix",
+            setup_scalars(mix.clone(), &secrets).unwrap(),
+            reference_scalars(mix, &secrets),
+        );
+        // The comparison can fail: other secrets, other scalars.
+        let other = SetupSecrets::random(&mut rng);
+        let different = setup_scalars(interleaved, &other).unwrap();
+        assert_ne!(
+            different.l,
+            reference_scalars(
+                InterleavedCircuit {
+                    values: vec![2, 3, 4, 5, 6, 7]
+                },
+                &secrets
+            )
+            .l
+        );
     }
 
     /// The file written chunk by chunk is the file of the parameters made in memory.

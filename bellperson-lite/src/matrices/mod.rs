@@ -52,7 +52,8 @@ pub struct SparseRows {
 }
 
 impl SparseRows {
-    fn row(&self, r: usize) -> std::ops::Range<usize> {
+    /// The range of row `r`'s terms in `cols` and `coeffs`.
+    pub(crate) fn row(&self, r: usize) -> std::ops::Range<usize> {
         let start = if r == 0 {
             0
         } else {
