@@ -923,6 +923,7 @@ fn cuzk_bench_measures_synthetic_inputs() {
     let figures: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(figures["partitions"], 1);
+    assert_eq!(figures["complete"], true, "every point measured");
     let points = figures["points"].as_array().unwrap();
     assert_eq!(points.len(), 2);
     for (point, in_flight) in points.iter().zip([1, 2]) {

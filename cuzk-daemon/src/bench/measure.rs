@@ -63,6 +63,7 @@ pub(super) async fn measure(
     job: FilecoinJob,
     probe: Option<FilecoinJob>,
     timed: usize,
+    checkpoint: &dyn Fn(&Report) -> Result<()>,
 ) -> Result<Report> {
     let engine = tokio::task::spawn_blocking(move || Engine::start(config))
         .await
@@ -135,7 +136,18 @@ pub(super) async fn measure(
         // Its parameters loaded and matrices recorded before anything is timed.
         run_point(&engine, request, 1, 2).await?;
     }
-    let mut points = Vec::new();
+    let mut report = Report {
+        backend,
+        partitions,
+        first_proof,
+        alone,
+        points: Vec::new(),
+        timeline: None,
+        complete: false,
+    };
+    // A production-size run takes many minutes and may be stopped (a machine lent for a
+    // while, an operator's Ctrl-C): what was measured so far is written as it comes.
+    checkpoint(&report)?;
     for &c in &args.in_flight {
         let label = format!("{c} in flight");
         let run = run_point(&engine, &request, c, c + timed);
@@ -160,18 +172,13 @@ pub(super) async fn measure(
             (point?, probes?)
         };
         samples.probes = probes;
-        points.push((point, samples));
+        report.points.push((point, samples));
+        checkpoint(&report)?;
     }
-    let timeline = engine.take_timeline();
+    report.timeline = engine.take_timeline();
+    report.complete = true;
     engine.shutdown(Duration::from_secs(600)).await;
-    Ok(Report {
-        backend,
-        partitions,
-        first_proof,
-        alone,
-        points,
-        timeline,
-    })
+    Ok(report)
 }
 
 /// Runs `point` while sampling, once a second, how many jobs have ended and what the machine

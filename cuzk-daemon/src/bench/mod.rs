@@ -7,7 +7,9 @@
 //! `--generate-params`), starts the engine from the same configuration file as `cuzk serve`,
 //! and measures: the first proof (parameters loaded, matrices recorded), then for each
 //! number of jobs in flight the sustained seconds per proof, the phases per partition, peak
-//! RSS, peak VRAM and GPU busy. A progress line on stderr says how far it is.
+//! RSS, peak VRAM and GPU busy. A progress line on stderr says how far it is, and the JSON
+//! (`--json`) is rewritten after each point, `"complete": false` until the last, so that a
+//! run stopped part way keeps what it measured.
 //!
 //! # Layout
 //! - this module: the arguments, the input (synthetic or read), the parameters;
@@ -27,6 +29,7 @@ use cuzk_core::filecoin::{parse_sector_size, CircuitKind, FilecoinJob, GenerateO
 
 use crate::config::DaemonConfig;
 use crate::proto;
+use report::Report;
 
 /// What `cuzk bench` was asked for.
 #[derive(clap::Args)]
@@ -185,11 +188,24 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    let report = runtime.block_on(measure::measure(args, config, job, probe, timed))?;
+    let write_json = |report: &Report| -> Result<()> {
+        match &args.json {
+            Some(path) => std::fs::write(path, serde_json::to_vec_pretty(&report.json(args))?)
+                .with_context(|| format!("writing {}", path.display())),
+            None => Ok(()),
+        }
+    };
+    let report = runtime.block_on(measure::measure(
+        args,
+        config,
+        job,
+        probe,
+        timed,
+        &write_json,
+    ))?;
     println!("{}", report.table());
     if let Some(path) = &args.json {
-        std::fs::write(path, serde_json::to_vec_pretty(&report.json(args))?)
-            .with_context(|| format!("writing {}", path.display()))?;
+        write_json(&report)?;
         println!("figures: {}", path.display());
     }
     if let (Some(path), Some(timeline)) = (&args.timeline, &report.timeline) {

@@ -17,6 +17,8 @@ pub(super) struct Report {
     pub(super) alone: Option<(SweepPoint, Samples)>,
     pub(super) points: Vec<(SweepPoint, Samples)>,
     pub(super) timeline: Option<cuzk_core::timeline::Timeline>,
+    /// Every point was measured (the JSON written after each point says `false` until then).
+    pub(super) complete: bool,
 }
 
 /// Sampled while a point runs.
@@ -153,6 +155,7 @@ impl Report {
             // The two jobs run one at a time after start-up: its figures are the second's.
             "second_proof_alone": self.alone.as_ref().map(|p| self.point_json(p)),
             "points": self.points.iter().map(|p| self.point_json(p)).collect::<Vec<_>>(),
+            "complete": self.complete,
         })
     }
 
@@ -240,6 +243,7 @@ mod tests {
             alone: Some((point(1, 6.0), Samples::default())),
             points: vec![(point(2, 4.5), probed)],
             timeline: None,
+            complete: true,
         };
         let args = BenchArgs {
             kind: "porep".into(),
@@ -261,6 +265,14 @@ mod tests {
             vram_budget: None,
         };
         let json = report.json(&args);
+        assert_eq!(json["complete"], true);
+        report.complete = false;
+        assert_eq!(
+            report.json(&args)["complete"],
+            false,
+            "a run stopped part way"
+        );
+        report.complete = true;
         let p = &json["points"][0];
         assert_eq!(p["seconds_per_proof"], 45.0);
         assert_eq!(p["seconds_per_partition"], 4.5);
