@@ -18,6 +18,7 @@
 //! - [`sealing`]: sectors sealed by filecoin-proofs, with their vanilla proofs, for tests
 //!   and benchmarks.
 //! - [`synthetic`]: valid inputs for any sector size without sealing (32 GiB benchmarks).
+//! - [`witness`]: the circuits' witnesses computed natively, without bellpepper's gadgets.
 //! - `error`: [`FilecoinError`].
 
 /// Calls `f::<Shape>(args)` with the Merkle tree shape of a Filecoin sector size, like
@@ -46,6 +47,7 @@ pub mod registry;
 pub mod sealing;
 mod snap;
 pub mod synthetic;
+pub mod witness;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
