@@ -71,6 +71,13 @@ pub struct EngineConfig {
     /// WinningPoSt waits neither for a thread, nor for bytes, nor for a prover held by other
     /// work. Idle otherwise. Default true.
     pub critical_lane: bool,
+    /// Use a kind's native witness generator (Filecoin PoSt) for a circuit id once its first
+    /// partition's native witness has equalled the gadgets' (`cuzk_core::native_witness`).
+    /// Default true.
+    pub native_witness: bool,
+    /// Also compare the two witnesses on every Nth partition after that (0: only the
+    /// first). Default 0.
+    pub native_witness_check_every: u64,
 }
 
 /// See [`EngineConfig::synthesis`].
@@ -93,6 +100,8 @@ impl Default for EngineConfig {
             synthesis: SynthesisPath::Matrices,
             matrix_cache: PathBuf::new(),
             critical_lane: true,
+            native_witness: true,
+            native_witness_check_every: 0,
         }
     }
 }
@@ -461,6 +470,12 @@ mod tests {
         assert_eq!(c.critical_reserve(), 2 << 30, "auto: 1/32 of the budget");
         let c = Config::from_toml("[memory]\ncritical_reserve = \"3GiB\"").unwrap();
         assert_eq!(c.critical_reserve(), 3 << 30);
+        let n =
+            Config::from_toml("[engine]\nnative_witness = false\nnative_witness_check_every = 8")
+                .unwrap();
+        assert!(!n.engine.native_witness);
+        assert_eq!(n.engine.native_witness_check_every, 8);
+        assert!(Config::default().engine.native_witness, "on by default");
         let c = Config::from_toml("[engine]\ncritical_lane = false").unwrap();
         assert_eq!(c.critical_reserve(), 0, "no lane, no reserve");
     }

@@ -29,6 +29,10 @@ pub trait ProofWork: Send + 'static {
 
 type SynthesizeFn = dyn Fn() -> Result<ProvingAssignment, SynthesisError> + Send + Sync;
 type WitnessFn = dyn Fn() -> Result<Witness, SynthesisError> + Send + Sync;
+/// A witness computed without the circuit's gadgets (`filecoin::witness`); its error is the
+/// generator's own, shown to the operator when the engine falls back to the gadgets.
+pub(crate) type NativeWitnessFn =
+    dyn Fn() -> Result<Witness, Box<dyn std::error::Error + Send + Sync>> + Send + Sync;
 /// Records the circuit's matrices; with a file path and key, loads them from the file when it
 /// holds them and saves them there otherwise.
 type RecordFn =
@@ -40,6 +44,9 @@ type RecordFn =
 pub(crate) struct MatrixPath {
     pub witness: Arc<WitnessFn>,
     pub record: Arc<RecordFn>,
+    /// The same witness computed natively, where the kind has a generator for it: used once
+    /// the engine has checked it against `witness` for the circuit id (`native_witness`).
+    pub native: Option<Arc<NativeWitnessFn>>,
 }
 
 /// One circuit of a job, ready to be synthesized (again, if its proof has to be redone).
@@ -89,10 +96,28 @@ impl Partition {
                     }
                     None => Ok(record_matrices(record())?),
                 }),
+                native: None,
             }),
             public_inputs,
             working_set_hint: None,
         }
+    }
+
+    /// A generator of the same witness as the circuit's gadgets compute, without them (the
+    /// values in allocation order, inputs from the constant one). The engine uses it for a
+    /// circuit id once one partition's native witness has equalled the gadgets' (and checks
+    /// samples after that, `engine.native_witness_check_every`); on any difference it keeps
+    /// to the gadgets for that id. Only the matrix path computes a bare witness: a partition
+    /// synthesized in full does not use it.
+    pub fn with_native_witness<F, E>(mut self, native: F) -> Partition
+    where
+        F: Fn() -> Result<Witness, E> + Send + Sync + 'static,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        if let Some(path) = &mut self.matrix_path {
+            path.native = Some(Arc::new(move || native().map_err(|e| e.into())));
+        }
+        self
     }
 
     /// Always synthesize this partition in full (for circuits whose constraints depend on

@@ -15,6 +15,7 @@
 //! - `gpu_workers` (feature `cuda`): the GPU workers and the finalizers.
 //! - [`job`]: requests, job ids and priorities, job state and results.
 //! - [`kind`]: proof kinds ([`kind::ProofWork`]) and partitions; the generic bellpepper kind.
+//! - [`native_witness`]: a kind's native witness, used per circuit id once checked.
 //! - `scheduler`: the priority queue of partitions.
 //! - `budget`: the host-memory budget (blocking reservations).
 //! - [`circuit_id`]: the rule that keeps circuit ids names, not paths.
@@ -44,6 +45,7 @@ mod handoff;
 pub mod job;
 pub mod kind;
 pub mod metrics;
+pub mod native_witness;
 mod page_cache;
 pub mod pipeline;
 mod provers;

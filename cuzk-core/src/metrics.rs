@@ -50,6 +50,9 @@ struct Values {
     failed: BTreeMap<String, u64>,
     cancelled: BTreeMap<String, u64>,
     self_check_failures: u64,
+    /// Partitions by what their native witness did (`native_witness`): used, failed,
+    /// checked_equal, checked_different.
+    native_witness: BTreeMap<&'static str, u64>,
     durations: BTreeMap<String, Histogram>,
     phases: BTreeMap<&'static str, Histogram>,
 }
@@ -115,6 +118,11 @@ impl Metrics {
         self.values().self_check_failures += 1;
     }
 
+    /// A partition's native witness was `outcome` (see `native_witness`).
+    pub fn native_witness(&self, outcome: &'static str) {
+        *self.values().native_witness.entry(outcome).or_default() += 1;
+    }
+
     /// One partition spent `d` in `phase`.
     pub fn phase(&self, phase: &'static str, d: Duration) {
         self.values().phases.entry(phase).or_default().observe(d);
@@ -171,6 +179,16 @@ impl Metrics {
             "# HELP cuzk_self_check_failures_total Proofs that failed verification before being returned.\n# TYPE cuzk_self_check_failures_total counter\ncuzk_self_check_failures_total {}",
             v.self_check_failures
         );
+        let _ = writeln!(
+            out,
+            "# HELP cuzk_native_witness_total Partitions by what their native witness did (used, failed, checked_equal, checked_different).\n# TYPE cuzk_native_witness_total counter"
+        );
+        for (outcome, n) in &v.native_witness {
+            let _ = writeln!(
+                out,
+                "cuzk_native_witness_total{{outcome=\"{outcome}\"}} {n}"
+            );
+        }
         gauge(
             &mut out,
             "cuzk_queue_depth",

@@ -216,7 +216,9 @@ fn synthesize_with(
             // The witness first: while a new circuit id's matrices are recorded (minutes at
             // 32 GiB, `Shared::record_matrices_ahead`), its partitions compute their
             // witnesses instead of waiting for the matrices to start them.
-            let witness = (path.witness)()?;
+            let witness = shared
+                .native_witnesses
+                .witness(circuit_id, path, &shared.metrics)?;
             match shared.matrices_for(circuit_id, path) {
                 Ok(matrices) => match if defer {
                     matrices.witness_assignment(witness)

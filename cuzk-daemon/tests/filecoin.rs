@@ -316,6 +316,26 @@ async fn filecoin_kinds_end_to_end_through_the_daemon() {
         "filecoin-proofs' verify_window_post accepts it"
     );
     assert!(!check(&flipped(&proof)));
+    // The first PoSt partitions of each circuit id checked their native witnesses against the
+    // gadgets'; this one uses the native witness, and its proof verifies.
+    let again = proto::SubmitProofRequest {
+        request_id: format!("{}-again", window.request_id),
+        ..window.clone()
+    };
+    let proof = prove_as_curio(&mut c, again).await.proof;
+    assert!(check(&proof), "a proof from the native witness verifies");
+    let metrics = c
+        .get_metrics(proto::GetMetricsRequest {})
+        .await
+        .unwrap()
+        .into_inner()
+        .prometheus_text;
+    for line in [
+        "cuzk_native_witness_total{outcome=\"checked_equal\"} 2",
+        "cuzk_native_witness_total{outcome=\"used\"} 1",
+    ] {
+        assert!(metrics.contains(line), "{line} in:\n{metrics}");
+    }
 
     // SnapDeals, from Curio's tasks (sector_size set) and from proofshare (sector_size 0:
     // taken from the registered proof).

@@ -24,6 +24,7 @@ use crate::error::EngineError;
 use crate::handoff::HandOffReceiver;
 use crate::job::{Job, JobId, JobResult, JobTable, Priority, ProofRequest};
 use crate::metrics::Metrics;
+use crate::native_witness::NativeWitnesses;
 use crate::provers::Provers;
 use crate::scheduler::{PartitionQueue, PushError};
 use crate::srs::SrsManager;
@@ -91,6 +92,10 @@ impl Engine {
         let provers = Provers::choose(&config)?;
         let products_on_gpu = provers.gpu_workers() > 0 && config.gpus.matrices_on_gpu;
         let synthesis_threads = config.synthesis_threads(products_on_gpu);
+        let native_witnesses = NativeWitnesses::new(
+            config.engine.native_witness,
+            config.engine.native_witness_check_every,
+        );
         let shared = Arc::new(Shared {
             budget: MemoryBudget::with_critical_reserve(
                 config.memory_budget(),
@@ -101,6 +106,7 @@ impl Engine {
             jobs: JobTable::default(),
             srs,
             metrics: Metrics::default(),
+            native_witnesses,
             accepting: AtomicBool::new(true),
             job_prefix: format!("{:08x}", rand::rngs::OsRng.next_u32()),
             next_job: AtomicU64::new(1),

@@ -15,6 +15,7 @@ use crate::config::Config;
 use crate::job::JobTable;
 use crate::kind::MatrixPath;
 use crate::metrics::Metrics;
+use crate::native_witness::NativeWitnesses;
 use crate::scheduler::{PartitionQueue, QueuedPartition};
 use crate::srs::SrsManager;
 use crate::timeline::{Lane, Phase, Recorder};
@@ -28,6 +29,8 @@ pub(crate) struct Shared {
     pub budget: Arc<MemoryBudget>,
     pub srs: SrsManager,
     pub metrics: Metrics,
+    /// Which circuit ids' native witnesses were checked and are used.
+    pub native_witnesses: NativeWitnesses,
     /// False once shutdown has begun: new jobs are refused.
     pub(super) accepting: AtomicBool,
     /// Random per engine, so that job ids of two runs do not collide.

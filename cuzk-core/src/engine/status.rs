@@ -40,6 +40,8 @@ pub struct EngineStatus {
     pub memory_reserved_bytes: u64,
     pub memory_peak_bytes: u64,
     pub memory_budget_bytes: u64,
+    /// Circuit ids with a native witness generator, and whether it is used.
+    pub native_witness: Vec<crate::native_witness::NativeWitnessStatus>,
 }
 
 /// One GPU in use.
@@ -90,6 +92,7 @@ impl Engine {
             memory_reserved_bytes: s.budget.used(),
             memory_peak_bytes: s.budget.peak(),
             memory_budget_bytes: s.budget.total(),
+            native_witness: s.native_witnesses.status(),
         }
     }
 

@@ -77,6 +77,9 @@ pub enum FilecoinError {
     /// A synthetic sector (`synthetic`) could not be made as asked.
     #[error("synthetic sector: {reason}")]
     Synthetic { reason: String },
+    /// The native witness (`witness`) could not be computed from the vanilla proofs.
+    #[error("native witness: {0}")]
+    NativeWitness(#[from] super::witness::PoStWitnessError),
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,

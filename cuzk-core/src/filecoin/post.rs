@@ -9,6 +9,7 @@
 
 use std::collections::HashSet;
 
+use blstrs::Scalar;
 use filecoin_hashers::Hasher;
 use filecoin_proofs::parameters::{window_post_public_params, winning_post_public_params};
 use filecoin_proofs::types::{FallbackPoStSectorProof, PoStConfig, VanillaProof};
@@ -18,10 +19,13 @@ use filecoin_proofs::{
 use filecoin_proofs_api::{PoStType, RegisteredPoStProof};
 use storage_proofs_core::compound_proof::CompoundProof;
 use storage_proofs_core::proof::ProofScheme;
-use storage_proofs_post::fallback::{self, FallbackPoSt, FallbackPoStCompound, PublicSector};
+use storage_proofs_post::fallback::{
+    self, FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound, PublicSector,
+};
 
 use super::error::FilecoinError;
 use super::registry::{self, CircuitKind};
+use super::witness::{fallback_post, PathLevel, PoStSector};
 use super::FilecoinJob;
 use crate::kind::Partition;
 
@@ -81,6 +85,29 @@ fn partition<Tree: 'static + MerkleTreeTrait>(
     proof: RegisteredPoStProof,
     request: &PoStRequest<'_>,
 ) -> Result<Partition, FilecoinError> {
+    let checked = checked::<Tree>(proof, request)?;
+    let (circuit, inputs) = circuit_of::<Tree>(request, &checked)?;
+    // The native witness reads the vanilla proofs when the engine asks for it (once checked
+    // against the circuit's gadgets, `cuzk_core::native_witness`).
+    Ok(
+        Partition::from_circuit(circuit, inputs).with_native_witness(move || {
+            Ok::<_, FilecoinError>(fallback_post(&native_sectors(&checked)?)?)
+        }),
+    )
+}
+
+/// A request's sectors decoded and their vanilla proofs verified, with the parameters and
+/// public inputs of its partition.
+struct Checked<Tree: MerkleTreeTrait> {
+    public_params: fallback::PublicParams,
+    public_inputs: fallback::PublicInputs<<Tree::Hasher as Hasher>::Domain>,
+    vanilla: VanillaProof<Tree>,
+}
+
+fn checked<Tree: 'static + MerkleTreeTrait>(
+    proof: RegisteredPoStProof,
+    request: &PoStRequest<'_>,
+) -> Result<Checked<Tree>, FilecoinError> {
     let config: PoStConfig = proof.as_v1_config();
     let randomness = registry::bytes32("randomness", request.randomness)?;
     let randomness: <Tree::Hasher as Hasher>::Domain = as_safe_commitment(&randomness, "randomness")
@@ -156,8 +183,24 @@ fn partition<Tree: 'static + MerkleTreeTrait>(
         }
     };
 
-    // As filecoin-proofs proves one partition: the circuit and its inputs for index 0 of the
-    // sectors given.
+    Ok(Checked {
+        public_params,
+        public_inputs,
+        vanilla,
+    })
+}
+
+/// As filecoin-proofs proves one partition: the circuit and its inputs for index 0 of the
+/// sectors given.
+fn circuit_of<Tree: 'static + MerkleTreeTrait>(
+    request: &PoStRequest<'_>,
+    checked: &Checked<Tree>,
+) -> Result<(FallbackPoStCircuit<Tree>, Vec<Scalar>), FilecoinError> {
+    let Checked {
+        public_params,
+        public_inputs,
+        vanilla,
+    } = checked;
     let circuit_error = |e: anyhow::Error| FilecoinError::Circuit {
         kind: "PoSt",
         partition: request.partition_index as usize,
@@ -165,21 +208,74 @@ fn partition<Tree: 'static + MerkleTreeTrait>(
     };
     let circuit =
         <FallbackPoStCompound<Tree> as CompoundProof<FallbackPoSt<'_, Tree>, _>>::circuit(
-            &public_inputs,
+            public_inputs,
             Default::default(),
-            &vanilla,
-            &public_params,
+            vanilla,
+            public_params,
             Some(0),
         )
         .map_err(circuit_error)?;
     let inputs =
         <FallbackPoStCompound<Tree> as CompoundProof<FallbackPoSt<'_, Tree>, _>>::generate_public_inputs(
-            &public_inputs,
-            &public_params,
+            public_inputs,
+            public_params,
             Some(0),
         )
         .map_err(circuit_error)?;
-    Ok(Partition::from_circuit(circuit, inputs))
+    Ok((circuit, inputs))
+}
+
+/// The partition's sectors as the native witness reads them, chosen as the circuit chooses
+/// them (`FallbackPoStCompound::circuit`: the sectors of partition 0, the last repeated
+/// where the vanilla proof has more).
+fn native_sectors<Tree: 'static + MerkleTreeTrait>(
+    checked: &Checked<Tree>,
+) -> Result<Vec<PoStSector>, FilecoinError> {
+    let Checked {
+        public_params,
+        public_inputs,
+        vanilla,
+    } = checked;
+    let sectors = public_inputs
+        .sectors
+        .chunks(public_params.sector_count.max(1))
+        .next()
+        .ok_or_else(|| FilecoinError::invalid("vanilla_proofs", "no sectors"))?;
+    let missing = || FilecoinError::VanillaProof("an inclusion path has an empty slot".into());
+    vanilla
+        .sectors
+        .iter()
+        .enumerate()
+        .map(|(i, proof)| {
+            let public = &sectors[i.min(sectors.len() - 1)];
+            let challenges = proof
+                .leafs()
+                .into_iter()
+                .zip(proof.as_options())
+                .map(|(leaf, path)| {
+                    let levels = path
+                        .into_iter()
+                        .map(|(siblings, index)| {
+                            Ok(PathLevel {
+                                siblings: siblings
+                                    .into_iter()
+                                    .collect::<Option<Vec<Scalar>>>()
+                                    .ok_or_else(missing)?,
+                                index: index.ok_or_else(missing)?,
+                            })
+                        })
+                        .collect::<Result<Vec<_>, FilecoinError>>()?;
+                    Ok((leaf.into(), levels))
+                })
+                .collect::<Result<Vec<_>, FilecoinError>>()?;
+            Ok(PoStSector {
+                comm_r: public.comm_r.into(),
+                comm_c: proof.comm_c.into(),
+                comm_r_last: proof.comm_r_last.into(),
+                challenges,
+            })
+        })
+        .collect()
 }
 
 /// Decodes the sector proofs and checks their shape (filecoin-proofs indexes into them
@@ -241,4 +337,75 @@ fn decode_sector_proofs<Tree: 'static + MerkleTreeTrait>(
             Ok(proof)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::filecoin::synthetic::{self, SynthOptions};
+    use crate::filecoin::witness::PoStWitnessError;
+    use bellperson_lite::matrices::synthesize_witness;
+    use ff::Field;
+
+    /// The native witness of the request's partition against storage-proofs' circuit run in
+    /// the witness-only constraint system: every input and every aux value.
+    fn compare<Tree: 'static + MerkleTreeTrait>(
+        proof: RegisteredPoStProof,
+        request: &PoStRequest<'_>,
+    ) -> Result<(), FilecoinError> {
+        let checked = checked::<Tree>(proof, request)?;
+        let (circuit, _) = circuit_of::<Tree>(request, &checked)?;
+        let expected = synthesize_witness(circuit).expect("the gadgets' witness");
+        let mut sectors = native_sectors(&checked)?;
+        let native = fallback_post(&sectors).expect("the native witness");
+        assert_eq!(
+            native.inputs.len(),
+            expected.inputs.len(),
+            "{proof:?}: inputs"
+        );
+        assert!(native.inputs == expected.inputs, "{proof:?}: input values");
+        assert_eq!(native.aux.len(), expected.aux.len(), "{proof:?}: aux count");
+        let first_difference = native
+            .aux
+            .iter()
+            .zip(&expected.aux)
+            .position(|(a, b)| a != b);
+        assert_eq!(first_difference, None, "{proof:?}: aux values");
+        // A sibling changed: the path no longer leads to comm_r_last, which is refused
+        // rather than turned into a witness the circuit does not accept.
+        sectors[0].challenges[0].1[0].siblings[0] += Scalar::ONE;
+        assert_eq!(
+            fallback_post(&sectors).unwrap_err(),
+            PoStWitnessError::Root {
+                sector: 0,
+                challenge: 0
+            }
+        );
+        Ok(())
+    }
+
+    fn check(kind: CircuitKind, sector_size: u64) {
+        let made = synthetic::post_of_size(kind, sector_size, None, &SynthOptions::default())
+            .expect("synthetic sectors");
+        let request = PoStRequest {
+            registered_proof: made.registered_proof_number(),
+            sector_size,
+            vanilla_proofs: &made.vanilla_proofs,
+            miner_id: made.miner_id,
+            randomness: &made.randomness,
+            partition_index: 0,
+        };
+        let proof = registry::post_proof(request.registered_proof).unwrap();
+        by_shape!(sector_size, compare(proof, &request)).unwrap();
+    }
+
+    /// The three tree shapes (8-0-0 at 2 KiB, 8-8-0 at 32 GiB, 8-8-2 at 64 GiB) through
+    /// WinningPoSt, and a two-sector WindowPoSt partition.
+    #[test]
+    fn native_witness_equals_the_circuits() {
+        check(CircuitKind::WindowPost, 2048);
+        check(CircuitKind::WinningPost, 2048);
+        check(CircuitKind::WinningPost, 32 << 30);
+        check(CircuitKind::WinningPost, 64 << 30);
+    }
 }

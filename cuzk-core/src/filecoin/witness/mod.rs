@@ -12,7 +12,14 @@
 //! # Layout
 //! - `poseidon`: neptune's Poseidon hash circuit (the one storage-proofs' Poseidon hasher
 //!   uses), for every arity the Filecoin circuits hash with.
+//! - `merkle`: storage-proofs' Merkle inclusion gadget (index bits, siblings, insertion,
+//!   hash per level; the bits packed into inputs).
+//! - `post`: the FallbackPoSt circuit (WindowPoSt and WinningPoSt) from its sectors.
 
+mod merkle;
 mod poseidon;
+mod post;
 
+pub use self::merkle::{inclusion_path, MerkleWitnessError, PathLevel};
 pub use self::poseidon::{poseidon_hash, PoseidonWitnessError};
+pub use self::post::{fallback_post, PoStSector, PoStWitnessError};

@@ -1,0 +1,183 @@
+//! The witness of storage-proofs' Merkle inclusion gadget (`gadgets::por::PoRCircuit` with a
+//! private root already allocated, as FallbackPoSt uses it): per level of the path, the
+//! index bits, the siblings, the insertion of the current node among them
+//! (`gadgets::insertion`), and the level's Poseidon hash; the bits are packed into public
+//! inputs at the end (`multipack::pack_into_inputs`).
+
+use blstrs::Scalar;
+use ff::{Field, PrimeField};
+use generic_array::typenum::{U16, U2, U4, U8};
+
+use super::poseidon::{poseidon_hash, PoseidonWitnessError};
+
+/// One level of an inclusion path: the siblings of the node on the way up and its position
+/// among the `siblings.len() + 1` children.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathLevel {
+    pub siblings: Vec<Scalar>,
+    pub index: usize,
+}
+
+/// Why an inclusion path's witness could not be computed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MerkleWitnessError {
+    #[error("a path level has {siblings} siblings: Filecoin's trees have arity 2, 4, 8 or 16")]
+    Arity { siblings: usize },
+    #[error("a path level's index {index} is not below its arity {arity}")]
+    Index { index: usize, arity: usize },
+    #[error(transparent)]
+    Poseidon(#[from] PoseidonWitnessError),
+}
+
+fn bit(b: bool) -> Scalar {
+    if b {
+        Scalar::ONE
+    } else {
+        Scalar::ZERO
+    }
+}
+
+/// Appends what the gadget allocates for the path from `leaf` (the leaf allocated first)
+/// and the packed index bits to `inputs`; returns the root the path computes. The caller
+/// compares it with the root it expects (the circuit enforces equality, which a witness
+/// cannot: a wrong path gives a witness that does not satisfy the circuit).
+pub fn inclusion_path(
+    leaf: Scalar,
+    path: &[PathLevel],
+    inputs: &mut Vec<Scalar>,
+    aux: &mut Vec<Scalar>,
+) -> Result<Scalar, MerkleWitnessError> {
+    aux.push(leaf);
+    let mut current = leaf;
+    let mut path_bits = Vec::new();
+    for level in path {
+        let arity = level.siblings.len() + 1;
+        if !matches!(arity, 2 | 4 | 8 | 16) {
+            return Err(MerkleWitnessError::Arity {
+                siblings: level.siblings.len(),
+            });
+        }
+        if level.index >= arity {
+            return Err(MerkleWitnessError::Index {
+                index: level.index,
+                arity,
+            });
+        }
+        let bits: Vec<bool> = (0..arity.trailing_zeros())
+            .map(|i| (level.index >> i) & 1 == 1)
+            .collect();
+        aux.extend(bits.iter().map(|&b| bit(b)));
+        path_bits.extend_from_slice(&bits);
+        aux.extend_from_slice(&level.siblings);
+        let inserted = insert(current, &bits, &level.siblings, aux);
+        current = match arity {
+            2 => poseidon_hash::<U2>(&inserted, aux)?,
+            4 => poseidon_hash::<U4>(&inserted, aux)?,
+            8 => poseidon_hash::<U8>(&inserted, aux)?,
+            _ => poseidon_hash::<U16>(&inserted, aux)?,
+        };
+    }
+    // `pack_into_inputs`: little-endian bits, CAPACITY (254) to an input.
+    for chunk in path_bits.chunks(Scalar::CAPACITY as usize) {
+        let mut packed = Scalar::ZERO;
+        let mut coeff = Scalar::ONE;
+        for &b in chunk {
+            if b {
+                packed += coeff;
+            }
+            coeff = coeff.double();
+        }
+        inputs.push(packed);
+    }
+    Ok(current)
+}
+
+/// `gadgets::insertion::insert`: `element` placed among `elements` at the position the
+/// little-endian `bits` give, through the gadget's own selections (each selection is an
+/// allocated value, appended to `aux` in the gadget's order). Returns the inserted row.
+fn insert(
+    element: Scalar,
+    bits: &[bool],
+    elements: &[Scalar],
+    aux: &mut Vec<Scalar>,
+) -> Vec<Scalar> {
+    // `insertion::pick`: one allocated value, `a` where the condition holds, else `b`.
+    let mut pick = |condition: bool, a: Scalar, b: Scalar| -> Scalar {
+        let picked = if condition { a } else { b };
+        aux.push(picked);
+        picked
+    };
+    match elements.len() + 1 {
+        2 => {
+            let (a, b) = (element, elements[0]);
+            vec![pick(bits[0], b, a), pick(bits[0], a, b)]
+        }
+        4 => {
+            let (b0, b1) = (bits[0], bits[1]);
+            let (a, b, c, d) = (element, elements[0], elements[1], elements[2]);
+            let p0_x0 = pick(b0, b, a);
+            let p0 = pick(b1, b, p0_x0);
+            let p1_x0 = pick(b0, a, b);
+            let p1 = pick(b1, c, p1_x0);
+            let p2_x1 = pick(b0, d, a);
+            let p2 = pick(b1, p2_x1, c);
+            let p3_x1 = pick(b0, a, d);
+            let p3 = pick(b1, p3_x1, d);
+            vec![p0, p1, p2, p3]
+        }
+        8 => {
+            let (b0, b1, b2) = (bits[0], bits[1], bits[2]);
+            let (a, b, c, d) = (element, elements[0], elements[1], elements[2]);
+            let (e, f, g, h) = (elements[3], elements[4], elements[5], elements[6]);
+            // `AllocatedBit::nor` and `and` of the two low bits, allocated first (a pick
+            // of one and zero is the same allocated value).
+            let (nor, and) = (!b0 && !b1, b0 && b1);
+            pick(nor, Scalar::ONE, Scalar::ZERO);
+            pick(and, Scalar::ONE, Scalar::ZERO);
+            let p0_xx0 = pick(nor, a, b);
+            let p0 = pick(b2, b, p0_xx0);
+            let p1_x00 = pick(b0, a, b);
+            let p1_xx0 = pick(b1, c, p1_x00);
+            let p1 = pick(b2, c, p1_xx0);
+            let p2_x10 = pick(b0, d, a);
+            let p2_xx0 = pick(b1, p2_x10, c);
+            let p2 = pick(b2, d, p2_xx0);
+            let p3_xx0 = pick(and, a, d);
+            let p3 = pick(b2, e, p3_xx0);
+            let p4_xx1 = pick(nor, a, f);
+            let p4 = pick(b2, p4_xx1, e);
+            let p5_x01 = pick(b0, a, f);
+            let p5_xx1 = pick(b1, g, p5_x01);
+            let p5 = pick(b2, p5_xx1, f);
+            let p6_x11 = pick(b0, h, a);
+            let p6_xx1 = pick(b1, p6_x11, g);
+            let p6 = pick(b2, p6_xx1, g);
+            let p7_xx1 = pick(and, a, h);
+            let p7 = pick(b2, p7_xx1, h);
+            vec![p0, p1, p2, p3, p4, p5, p6, p7]
+        }
+        size => {
+            // `insert` for other sizes: for each position, a selection among the values each
+            // insertion index would put there, halving on each bit from the highest.
+            let row = |index: usize| -> Vec<Scalar> {
+                let mut r = elements[..index].to_vec();
+                r.push(element);
+                r.extend_from_slice(&elements[index..]);
+                r
+            };
+            let candidates: Vec<Vec<Scalar>> = (0..size).map(row).collect();
+            (0..size)
+                .map(|pos| {
+                    let mut state: Vec<Scalar> = candidates.iter().map(|r| r[pos]).collect();
+                    for &b in bits.iter().rev() {
+                        let half = state.len() / 2;
+                        state = (0..half)
+                            .map(|j| pick(b, state[half + j], state[j]))
+                            .collect();
+                    }
+                    state[0]
+                })
+                .collect()
+        }
+    }
+}
