@@ -85,5 +85,51 @@ fn status_json(s: &cuzk_core::EngineStatus) -> serde_json::Value {
             "size_bytes": x.size_bytes,
             "ref_count": x.ref_count,
         })).collect::<Vec<_>>(),
+        "native_witness": s.native_witness.iter().map(|n| {
+            use cuzk_core::native_witness::NativeWitnessState as State;
+            match &n.state {
+                State::Checking => serde_json::json!({
+                    "circuit_id": n.circuit_id, "state": "checking",
+                }),
+                State::Trusted { checks, uses } => serde_json::json!({
+                    "circuit_id": n.circuit_id, "state": "used", "checks": checks, "uses": uses,
+                }),
+                State::Refused { reason } => serde_json::json!({
+                    "circuit_id": n.circuit_id, "state": "refused", "reason": reason,
+                }),
+            }
+        }).collect::<Vec<_>>(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cuzk_core::native_witness::{NativeWitnessState, NativeWitnessStatus};
+
+    /// Whether each circuit id's native witness is used, and why not where it is not.
+    #[test]
+    fn status_says_which_native_witnesses_are_used() {
+        let status = cuzk_core::EngineStatus {
+            native_witness: vec![
+                NativeWitnessStatus {
+                    circuit_id: "wpost-32g".into(),
+                    state: NativeWitnessState::Trusted { checks: 1, uses: 7 },
+                },
+                NativeWitnessStatus {
+                    circuit_id: "winning-32g".into(),
+                    state: NativeWitnessState::Refused {
+                        reason: "aux values differ first at index 3 of 9".into(),
+                    },
+                },
+            ],
+            ..Default::default()
+        };
+        let json = status_json(&status);
+        let n = &json["native_witness"];
+        assert_eq!(n[0]["state"], "used");
+        assert_eq!(n[0]["uses"], 7);
+        assert_eq!(n[1]["state"], "refused");
+        assert!(n[1]["reason"].as_str().unwrap().contains("index 3"));
+    }
 }

@@ -21,7 +21,7 @@ pub struct QueueStatus {
 }
 
 /// A snapshot of the engine.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct EngineStatus {
     pub uptime: Duration,
     pub queues: Vec<QueueStatus>,
