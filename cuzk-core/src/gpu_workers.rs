@@ -24,11 +24,12 @@ use crate::budget::Reservation;
 use crate::engine::Shared;
 use crate::gpu_device::{GpuDevice, FAULTS_TO_RETIRE};
 use crate::handoff::HandOffReceiver;
+use crate::panics::panic_message;
 use crate::pipeline::{gpu_prove_finish, gpu_prove_start, Synthesized};
 use crate::scheduler::QueuedPartition;
 use crate::srs::LoadedSrs;
 use crate::timeline::{Lane, Phase};
-use crate::workers::{deliver, panic_message, partition_span, SynthesizedPartition};
+use crate::workers::{deliver, partition_span, SynthesizedPartition};
 
 /// How long a worker whose device refused a circuit's matrices waits for the RAM its CPU
 /// products need before making them over the budget.

@@ -21,6 +21,7 @@
 //! - [`circuit_id`]: the rule that keeps circuit ids names, not paths.
 //! - [`srs`]: the parameter sets by circuit id: loading, sharing, LRU eviction, tiers.
 //! - `page_cache`: whether a file is in the page cache (the WARM tier).
+//! - `panics`: the message of a caught panic.
 //! - [`sweep`]: a load generator for benchmarks (jobs kept in flight, steady-state figures).
 //! - [`timeline`]: what each engine thread did when (recorded on request), drawn as SVG.
 //! - [`metrics`]: counters and histograms in the Prometheus text format.
@@ -47,6 +48,7 @@ pub mod kind;
 pub mod metrics;
 pub mod native_witness;
 mod page_cache;
+mod panics;
 pub mod pipeline;
 mod provers;
 mod scheduler;

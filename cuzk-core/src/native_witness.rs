@@ -11,6 +11,7 @@
 //! verified before it leaves (`engine.self_check`).
 
 use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Mutex, MutexGuard};
 
 use bellpepper_core::SynthesisError;
@@ -18,6 +19,7 @@ use bellperson_lite::matrices::Witness;
 
 use crate::kind::MatrixPath;
 use crate::metrics::Metrics;
+use crate::panics::panic_message;
 
 /// Where a circuit id stands with its native witness.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,8 +90,14 @@ impl NativeWitnesses {
         path: &MatrixPath,
         metrics: &Metrics,
     ) -> Result<Witness, SynthesisError> {
-        let Some(native) = path.native.as_ref().filter(|_| self.enabled) else {
+        let Some(generator) = path.native.as_ref().filter(|_| self.enabled) else {
             return (path.witness)();
+        };
+        // A generator that panics fails like one that returns an error: the partition
+        // falls back to the gadgets (and a check refuses the id) instead of failing its job.
+        let native = || {
+            catch_unwind(AssertUnwindSafe(|| generator()))
+                .unwrap_or_else(|panic| Err(format!("panicked: {}", panic_message(&panic)).into()))
         };
         let plan = {
             let mut states = self.states();

@@ -32,6 +32,7 @@ use crate::engine::Shared;
 use crate::handoff::{HandOffReceiver, HandOffSender};
 use crate::job::{Job, JobResult, JobState, Priority};
 use crate::kind::{assignment_bytes, Partition};
+use crate::panics::panic_message;
 use crate::scheduler::QueuedPartition;
 use crate::srs::LoadedSrs;
 use crate::timeline::{Lane, Phase};
@@ -421,14 +422,6 @@ pub(crate) fn partition_span(item: &QueuedPartition) -> tracing::Span {
         index = item.index,
         attempt = item.attempt
     )
-}
-
-pub(crate) fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "no message".into())
 }
 
 #[cfg(test)]
