@@ -120,6 +120,24 @@ impl Partition {
         self
     }
 
+    /// The partition's witness through its circuit's gadgets (what the matrix path computes
+    /// without a native generator); `None` when the partition is always synthesized in full.
+    /// For benchmarks and tests; the engine goes through `native_witness`.
+    pub fn gadget_witness(&self) -> Option<Result<Witness, SynthesisError>> {
+        self.matrix_path.as_ref().map(|path| (path.witness)())
+    }
+
+    /// The partition's witness from its native generator; `None` without one.
+    #[allow(clippy::type_complexity)]
+    pub fn native_witness(
+        &self,
+    ) -> Option<Result<Witness, Box<dyn std::error::Error + Send + Sync>>> {
+        self.matrix_path
+            .as_ref()
+            .and_then(|path| path.native.as_ref())
+            .map(|native| native())
+    }
+
     /// Always synthesize this partition in full (for circuits whose constraints depend on
     /// the witness, which the matrix path cannot serve).
     pub fn full_synthesis_only(mut self) -> Partition {

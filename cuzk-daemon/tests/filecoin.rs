@@ -981,3 +981,48 @@ fn cuzk_bench_measures_synthetic_inputs() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("proves snap-2k, not wpost-2k"));
 }
+
+/// `cuzk bench --witness-only`: the native witness of a synthetic WindowPoSt partition is the
+/// gadgets', without parameters or an engine; a kind without a native generator times the
+/// gadgets alone.
+#[test]
+fn cuzk_bench_times_the_witness_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("witness.json");
+    let said = cli(&[
+        "bench",
+        "--kind",
+        "window-post",
+        "--sector-size",
+        "2KiB",
+        "--param-cache",
+        dir.path().to_str().unwrap(),
+        "--witness-only",
+        "--jobs",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(
+        said.contains("wpost-2k on") && said.contains("native"),
+        "{said}"
+    );
+    let figures: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(figures["equal"], true, "{figures}");
+    assert_eq!(figures["native_seconds"].as_array().unwrap().len(), 2);
+    assert_eq!(figures["gadgets_seconds"].as_array().unwrap().len(), 2);
+    let said = cli(&[
+        "bench",
+        "--kind",
+        "snap",
+        "--sector-size",
+        "2KiB",
+        "--param-cache",
+        dir.path().to_str().unwrap(),
+        "--witness-only",
+        "--jobs",
+        "1",
+    ]);
+    assert!(said.contains("no native generator"), "{said}");
+}

@@ -15,9 +15,11 @@
 //! - this module: the arguments, the input (synthetic or read), the parameters;
 //! - `measure`: the engine run, the probe and the progress line;
 //! - `report`: the table and the JSON.
+//! - `witness`: `--witness-only`, the CPU's witness alone (gadgets and native).
 
 mod measure;
 mod report;
+mod witness;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -92,6 +94,11 @@ pub struct BenchArgs {
     /// gpus.vram_budget: e.g. 24GiB or 16GiB simulates a smaller card on a large one.
     #[arg(long, value_parser = parse_vram_budget)]
     pub vram_budget: Option<ByteSize>,
+    /// Time only the first partition's witness, through the circuit's gadgets and natively
+    /// where the kind has a generator, and compare them (`--jobs` runs, default 2): no
+    /// engine, no GPU, no parameters.
+    #[arg(long)]
+    pub witness_only: bool,
 }
 
 fn parse_probe_every(text: &str) -> Result<Duration, String> {
@@ -165,6 +172,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         job.partitions.len(),
         checked.elapsed().as_secs_f64()
     );
+    if args.witness_only {
+        return witness::run(args, &job);
+    }
     let folder = config.param_cache();
     ensure_parameters(kind, args, &folder, &configured, sector_size)?;
     let probe = match &args.probe {

@@ -263,6 +263,7 @@ mod tests {
             probe: None,
             probe_every: Duration::from_secs(5),
             vram_budget: None,
+            witness_only: false,
         };
         let json = report.json(&args);
         assert_eq!(json["complete"], true);
