@@ -137,21 +137,18 @@ impl NativeWitnesses {
                 }
             },
             Plan::Both => {
-                let gadgets = match (path.witness)() {
-                    Ok(w) => w,
-                    Err(e) => {
-                        // Nothing was compared: the next partition checks again.
-                        let mut states = self.states();
-                        if states.get(circuit_id) == Some(&NativeWitnessState::Checking) {
-                            states.remove(circuit_id);
-                        }
-                        return Err(e);
-                    }
+                // Should the gadgets fail or panic, nothing was compared: the next partition
+                // checks again instead of the id staying "checking" for good.
+                let unchecked = UncheckedOnDrop {
+                    witnesses: self,
+                    circuit_id,
                 };
+                let gadgets = (path.witness)()?;
                 let verdict = match native() {
                     Ok(w) => difference(&w, &gadgets),
                     Err(e) => Some(format!("the generator failed: {e}")),
                 };
+                std::mem::forget(unchecked);
                 let mut states = self.states();
                 let state = states
                     .entry(circuit_id.to_string())
@@ -181,6 +178,22 @@ impl NativeWitnesses {
                 }
                 Ok(gadgets)
             }
+        }
+    }
+}
+
+/// Forgets a circuit id's first check if dropped before the comparison ended (an error or a
+/// panic in the gadgets' witness).
+struct UncheckedOnDrop<'a> {
+    witnesses: &'a NativeWitnesses,
+    circuit_id: &'a str,
+}
+
+impl Drop for UncheckedOnDrop<'_> {
+    fn drop(&mut self) {
+        let mut states = self.witnesses.states();
+        if states.get(self.circuit_id) == Some(&NativeWitnessState::Checking) {
+            states.remove(self.circuit_id);
         }
     }
 }
@@ -297,6 +310,38 @@ mod tests {
             .unwrap();
         assert!(
             matches!(state(&n), NativeWitnessState::Refused { reason } if reason.contains("generator failed"))
+        );
+    }
+
+    /// A circuit whose synthesis panics while `fail` is set.
+    #[derive(Clone)]
+    struct Flaky(Arc<std::sync::atomic::AtomicBool>);
+
+    impl bellpepper_core::Circuit<Scalar> for Flaky {
+        fn synthesize<CS: bellpepper_core::ConstraintSystem<Scalar>>(
+            self,
+            cs: &mut CS,
+        ) -> Result<(), SynthesisError> {
+            assert!(!self.0.load(Ordering::Relaxed), "gadget bug");
+            circuit().synthesize(cs)
+        }
+    }
+
+    #[test]
+    fn a_check_cut_short_is_made_again() {
+        let fail = Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let p = Partition::from_circuit(Flaky(Arc::clone(&fail)), vec![])
+            .with_native_witness(|| synthesize_witness(circuit()));
+        let path = p.matrix_path().unwrap();
+        let (n, metrics) = (NativeWitnesses::new(true, 0), Metrics::default());
+        let caught = std::panic::catch_unwind(AssertUnwindSafe(|| n.witness("c", path, &metrics)));
+        assert!(caught.is_err(), "the gadgets panicked");
+        assert!(n.status().is_empty(), "not left checking");
+        fail.store(false, Ordering::Relaxed);
+        n.witness("c", path, &metrics).unwrap();
+        assert_eq!(
+            state(&n),
+            NativeWitnessState::Trusted { checks: 1, uses: 0 }
         );
     }
 
