@@ -989,20 +989,18 @@ fn cuzk_bench_measures_synthetic_inputs() {
 fn cuzk_bench_times_the_witness_alone() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("witness.json");
-    let said = cli(&[
-        "bench",
-        "--kind",
-        "window-post",
-        "--sector-size",
-        "2KiB",
-        "--param-cache",
-        dir.path().to_str().unwrap(),
-        "--witness-only",
-        "--jobs",
-        "2",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
+    let witness_only = |kind: &str, jobs: &str, extra: &[&str]| {
+        let args = [
+            "bench",
+            "--kind",
+            kind,
+            "--sector-size",
+            "2KiB",
+            "--witness-only",
+        ];
+        cli(&[&args[..], &["--jobs", jobs], extra].concat())
+    };
+    let said = witness_only("window-post", "2", &["--json", json.to_str().unwrap()]);
     assert!(
         said.contains("wpost-2k on") && said.contains("native"),
         "{said}"
@@ -1012,17 +1010,6 @@ fn cuzk_bench_times_the_witness_alone() {
     assert_eq!(figures["equal"], true, "{figures}");
     assert_eq!(figures["native_seconds"].as_array().unwrap().len(), 2);
     assert_eq!(figures["gadgets_seconds"].as_array().unwrap().len(), 2);
-    let said = cli(&[
-        "bench",
-        "--kind",
-        "snap",
-        "--sector-size",
-        "2KiB",
-        "--param-cache",
-        dir.path().to_str().unwrap(),
-        "--witness-only",
-        "--jobs",
-        "1",
-    ]);
+    let said = witness_only("snap", "1", &[]);
     assert!(said.contains("no native generator"), "{said}");
 }

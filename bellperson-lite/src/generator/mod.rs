@@ -388,7 +388,6 @@ mod tests {
     use crate::circuits::{InterleavedCircuit, MixCircuit};
     use crate::prover::create_random_proof;
     use crate::verifier::{prepare_verifying_key, verify_proof};
-    use bellpepper_core::{ConstraintSystem, Index, LinearCombination, Variable};
     use rand_chacha::rand_core::SeedableRng;
 
     #[test]
@@ -430,89 +429,25 @@ mod tests {
         }
     }
 
-    /// The obvious, slow setup to check [`setup_scalars`] against: a constraint system that
-    /// keeps each variable's terms by column (and is not extensible, so a circuit that splits
-    /// itself into parts is synthesized in one piece here), and the Lagrange polynomials from
-    /// their closed form `L_j(tau) = omega^j (tau^n - 1) / (n (tau - omega^j))`.
-    #[derive(Default)]
-    struct ColumnAssembly {
-        rows: usize,
-        inputs: Vec<[Vec<(usize, Scalar)>; 3]>,
-        aux: Vec<[Vec<(usize, Scalar)>; 3]>,
-    }
-
-    impl ConstraintSystem<Scalar> for ColumnAssembly {
-        type Root = Self;
-
-        fn alloc<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
-        where
-            F: FnOnce() -> Result<Scalar, SynthesisError>,
-            A: FnOnce() -> AR,
-            AR: Into<String>,
-        {
-            self.aux.push(Default::default());
-            Ok(Variable::new_unchecked(Index::Aux(self.aux.len() - 1)))
-        }
-
-        fn alloc_input<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
-        where
-            F: FnOnce() -> Result<Scalar, SynthesisError>,
-            A: FnOnce() -> AR,
-            AR: Into<String>,
-        {
-            self.inputs.push(Default::default());
-            Ok(Variable::new_unchecked(Index::Input(self.inputs.len() - 1)))
-        }
-
-        fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, a: LA, b: LB, c: LC)
-        where
-            A: FnOnce() -> AR,
-            AR: Into<String>,
-            LA: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
-            LB: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
-            LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
-        {
-            let row = self.rows;
-            let zero = LinearCombination::zero;
-            for (which, lc) in [a(zero()), b(zero()), c(zero())].into_iter().enumerate() {
-                for (&i, coeff) in lc.iter_inputs() {
-                    self.inputs[i][which].push((row, *coeff));
-                }
-                for (&i, coeff) in lc.iter_aux() {
-                    self.aux[i][which].push((row, *coeff));
-                }
-            }
-            self.rows += 1;
-        }
-
-        fn push_namespace<NR, N>(&mut self, _: N)
-        where
-            NR: Into<String>,
-            N: FnOnce() -> NR,
-        {
-        }
-
-        fn pop_namespace(&mut self) {}
-
-        fn get_root(&mut self) -> &mut Self::Root {
-            self
-        }
-    }
-
+    /// The obvious, slow setup to check [`setup_scalars`] against: the recorded matrices
+    /// (whose recording is checked against a full synthesis in `matrices::tests`) summed
+    /// column by column the plain way, with the Lagrange polynomials from their closed form
+    /// `L_j(tau) = omega^j (tau^n - 1) / (n (tau - omega^j))` instead of an inverse NTT.
     fn reference_scalars<C: Circuit<Scalar>>(circuit: C, secrets: &SetupSecrets) -> SetupScalars {
-        let mut cs = ColumnAssembly::default();
-        crate::synthesis::synthesize_into(&mut cs, circuit, |cs| cs.inputs.len()).unwrap();
-        let domain = EvaluationDomain::new(cs.rows).unwrap();
+        let matrices = record_matrices(circuit).unwrap();
+        let domain = EvaluationDomain::new(matrices.num_constraints()).unwrap();
         let (n, omega, tau) = (domain.size(), domain.omega(), secrets.tau);
         let z_tau = tau.pow_vartime([n as u64]) - Scalar::ONE;
         let n_inv = Scalar::from(n as u64).invert().unwrap();
-        let lagrange = |j: usize| {
-            let w = omega.pow_vartime([j as u64]);
-            w * z_tau * n_inv * (tau - w).invert().unwrap()
-        };
-        let eval = |col: &[(usize, Scalar)]| -> Scalar {
-            col.iter().map(|(row, k)| lagrange(*row) * k).sum()
-        };
+        let lagrange: Vec<Scalar> = (0..matrices.num_constraints())
+            .map(|j| {
+                let w = omega.pow_vartime([j as u64]);
+                w * z_tau * n_inv * (tau - w).invert().unwrap()
+            })
+            .collect();
+        let num_vars = matrices.num_inputs + matrices.num_aux;
+        let [u, v, w] = [&matrices.a, &matrices.b, &matrices.c]
+            .map(|m| qap::tests::plain(m, &matrices.coeff_table, &lagrange, num_vars));
         let SetupSecrets {
             alpha,
             beta,
@@ -531,10 +466,9 @@ mod tests {
             a: Vec::new(),
             b: Vec::new(),
         };
-        for (k, [a, b, c]) in cs.inputs.iter().chain(&cs.aux).enumerate() {
-            let (u, v, w) = (eval(a), eval(b), eval(c));
+        for (k, ((u, v), w)) in u.into_iter().zip(v).zip(w).enumerate() {
             let k_value = beta * u + alpha * v + w;
-            if k < cs.inputs.len() {
+            if k < matrices.num_inputs {
                 scalars.ic.push(k_value * gamma_inv);
             } else {
                 scalars.l.push(k_value * delta_inv);
@@ -549,9 +483,9 @@ mod tests {
         scalars
     }
 
-    /// The scalars from the recorded matrices (row by row, parts merged with `extend`,
-    /// columns summed by bucket) are those of the obvious setup, for circuits with inputs
-    /// between constraints, repeated and zero terms, parts and zero columns.
+    /// The scalars from the recorded matrices (columns summed by bucket, Lagrange values by
+    /// inverse NTT) are those of the obvious setup, for circuits with inputs between
+    /// constraints, repeated and zero terms, parts merged with `extend` and zero columns.
     #[test]
     fn setup_scalars_are_the_obvious_ones() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
@@ -566,10 +500,12 @@ mod tests {
         let interleaved = InterleavedCircuit {
             values: vec![2, 3, 4, 5, 6, 7],
         };
+        let reference = reference_scalars(interleaved.clone(), &secrets);
+        let reference_l = reference.l.clone();
         check(
             "interleaved",
             setup_scalars(interleaved.clone(), &secrets).unwrap(),
-            reference_scalars(interleaved.clone(), &secrets),
+            reference,
         );
         let mix = MixCircuit::new(6, 0.5, 2);
         check(
@@ -580,16 +516,7 @@ mod tests {
         // The comparison can fail: other secrets, other scalars.
         let other = SetupSecrets::random(&mut rng);
         let different = setup_scalars(interleaved, &other).unwrap();
-        assert_ne!(
-            different.l,
-            reference_scalars(
-                InterleavedCircuit {
-                    values: vec![2, 3, 4, 5, 6, 7]
-                },
-                &secrets
-            )
-            .l
-        );
+        assert_ne!(different.l, reference_l);
     }
 
     /// The file written chunk by chunk is the file of the parameters made in memory.

@@ -105,14 +105,15 @@ pub(super) fn evaluate_columns(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::circuits::{InterleavedCircuit, MixCircuit};
     use crate::matrices::record_matrices;
     use rand::SeedableRng;
 
-    /// Sums column by column over every row, the plain way.
-    fn plain(
+    /// Sums column by column over every row, the plain way (also the generator tests'
+    /// reference).
+    pub(in crate::generator) fn plain(
         m: &SparseRows,
         table: &[Scalar],
         lagrange: &[Scalar],
@@ -152,6 +153,37 @@ mod tests {
                     assert_eq!(got, expected, "bucket width {width}");
                 }
             }
+        }
+    }
+
+    /// Terms with each kind of coefficient (one, minus one, any other), on column 0 and on
+    /// every other, in random rows: the recorded circuits above merge their `- x` terms, so
+    /// they never exercise minus one.
+    #[test]
+    fn every_coefficient_kind_sums_as_the_plain_way() {
+        use rand::Rng;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(10);
+        let (rows, num_cols) = (300, 40);
+        let table = vec![Scalar::ONE, -Scalar::ONE, Scalar::from(5u64)];
+        let (mut row_ends, mut cols, mut coeffs) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..rows {
+            for _ in 0..rng.gen_range(0..6) {
+                cols.push(rng.gen_range(0..num_cols as u32));
+                coeffs.push(rng.gen_range(0..table.len() as u32));
+            }
+            row_ends.push(cols.len() as u64);
+        }
+        assert!(coeffs.contains(&COEFF_MINUS_ONE) && cols.contains(&0));
+        let m = SparseRows {
+            row_ends: row_ends.into(),
+            cols: cols.into(),
+            coeffs: coeffs.into(),
+        };
+        let lagrange: Vec<Scalar> = (0..rows).map(|_| Scalar::random(&mut rng)).collect();
+        let expected = plain(&m, &table, &lagrange, num_cols);
+        for width in [1, 7, BUCKET_COLUMNS] {
+            let got = evaluate_columns(&m, &table, &lagrange, num_cols, width);
+            assert_eq!(got, expected, "bucket width {width}");
         }
     }
 }

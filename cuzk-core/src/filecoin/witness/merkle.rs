@@ -6,7 +6,7 @@
 
 use blstrs::Scalar;
 use ff::{Field, PrimeField};
-use generic_array::typenum::{U16, U2, U4, U8};
+use generic_array::typenum::{U2, U8};
 
 use super::poseidon::{poseidon_hash, PoseidonWitnessError};
 
@@ -21,20 +21,15 @@ pub struct PathLevel {
 /// Why an inclusion path's witness could not be computed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MerkleWitnessError {
-    #[error("a path level has {siblings} siblings: Filecoin's trees have arity 2, 4, 8 or 16")]
+    #[error(
+        "a path level has {siblings} siblings: Filecoin's registered trees have arity 8, and 2 \
+         at the top of a 64 GiB sector's"
+    )]
     Arity { siblings: usize },
     #[error("a path level's index {index} is not below its arity {arity}")]
     Index { index: usize, arity: usize },
     #[error(transparent)]
     Poseidon(#[from] PoseidonWitnessError),
-}
-
-fn bit(b: bool) -> Scalar {
-    if b {
-        Scalar::ONE
-    } else {
-        Scalar::ZERO
-    }
 }
 
 /// Appends what the gadget allocates for the path from `leaf` (the leaf allocated first)
@@ -52,7 +47,10 @@ pub fn inclusion_path(
     let mut path_bits = Vec::new();
     for level in path {
         let arity = level.siblings.len() + 1;
-        if !matches!(arity, 2 | 4 | 8 | 16) {
+        // Only the arities of the registered shapes (8-0-0, 8-8-0, 8-8-2): each is checked
+        // against storage-proofs' gadget in the tests; others are refused, and the engine
+        // then keeps to the gadgets.
+        if !matches!(arity, 2 | 8) {
             return Err(MerkleWitnessError::Arity {
                 siblings: level.siblings.len(),
             });
@@ -66,15 +64,13 @@ pub fn inclusion_path(
         let bits: Vec<bool> = (0..arity.trailing_zeros())
             .map(|i| (level.index >> i) & 1 == 1)
             .collect();
-        aux.extend(bits.iter().map(|&b| bit(b)));
+        aux.extend(bits.iter().map(|&b| Scalar::from(u64::from(b))));
         path_bits.extend_from_slice(&bits);
         aux.extend_from_slice(&level.siblings);
         let inserted = insert(current, &bits, &level.siblings, aux);
         current = match arity {
             2 => poseidon_hash::<U2>(&inserted, aux)?,
-            4 => poseidon_hash::<U4>(&inserted, aux)?,
-            8 => poseidon_hash::<U8>(&inserted, aux)?,
-            _ => poseidon_hash::<U16>(&inserted, aux)?,
+            _ => poseidon_hash::<U8>(&inserted, aux)?,
         };
     }
     // `pack_into_inputs`: little-endian bits, CAPACITY (254) to an input.
@@ -92,8 +88,8 @@ pub fn inclusion_path(
     Ok(current)
 }
 
-/// `gadgets::insertion::insert`: `element` placed among `elements` at the position the
-/// little-endian `bits` give, through the gadget's own selections (each selection is an
+/// `gadgets::insertion::insert` for 2 and 8 children: `element` placed among `elements` at
+/// the position the little-endian `bits` give, through the gadget's own selections (each selection is an
 /// allocated value, appended to `aux` in the gadget's order). Returns the inserted row.
 fn insert(
     element: Scalar,
@@ -112,20 +108,8 @@ fn insert(
             let (a, b) = (element, elements[0]);
             vec![pick(bits[0], b, a), pick(bits[0], a, b)]
         }
-        4 => {
-            let (b0, b1) = (bits[0], bits[1]);
-            let (a, b, c, d) = (element, elements[0], elements[1], elements[2]);
-            let p0_x0 = pick(b0, b, a);
-            let p0 = pick(b1, b, p0_x0);
-            let p1_x0 = pick(b0, a, b);
-            let p1 = pick(b1, c, p1_x0);
-            let p2_x1 = pick(b0, d, a);
-            let p2 = pick(b1, p2_x1, c);
-            let p3_x1 = pick(b0, a, d);
-            let p3 = pick(b1, p3_x1, d);
-            vec![p0, p1, p2, p3]
-        }
-        8 => {
+        // Arity 8 (`inclusion_path` admits only 2 and 8): `insertion::insert_8`.
+        _ => {
             let (b0, b1, b2) = (bits[0], bits[1], bits[2]);
             let (a, b, c, d) = (element, elements[0], elements[1], elements[2]);
             let (e, f, g, h) = (elements[3], elements[4], elements[5], elements[6]);
@@ -156,28 +140,25 @@ fn insert(
             let p7 = pick(b2, p7_xx1, h);
             vec![p0, p1, p2, p3, p4, p5, p6, p7]
         }
-        size => {
-            // `insert` for other sizes: for each position, a selection among the values each
-            // insertion index would put there, halving on each bit from the highest.
-            let row = |index: usize| -> Vec<Scalar> {
-                let mut r = elements[..index].to_vec();
-                r.push(element);
-                r.extend_from_slice(&elements[index..]);
-                r
-            };
-            let candidates: Vec<Vec<Scalar>> = (0..size).map(row).collect();
-            (0..size)
-                .map(|pos| {
-                    let mut state: Vec<Scalar> = candidates.iter().map(|r| r[pos]).collect();
-                    for &b in bits.iter().rev() {
-                        let half = state.len() / 2;
-                        state = (0..half)
-                            .map(|j| pick(b, state[half + j], state[j]))
-                            .collect();
-                    }
-                    state[0]
-                })
-                .collect()
-        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Arities no registered shape has, and an index past the arity, are typed errors.
+    #[test]
+    fn unregistered_shapes_are_refused() {
+        let (mut inputs, mut aux) = (Vec::new(), Vec::new());
+        let level = |siblings: usize, index: usize| PathLevel {
+            siblings: vec![Scalar::ONE; siblings],
+            index,
+        };
+        let err = inclusion_path(Scalar::ONE, &[level(3, 0)], &mut inputs, &mut aux);
+        assert_eq!(err, Err(MerkleWitnessError::Arity { siblings: 3 }));
+        let err = inclusion_path(Scalar::ONE, &[level(7, 8)], &mut inputs, &mut aux);
+        assert_eq!(err, Err(MerkleWitnessError::Index { index: 8, arity: 8 }));
+        assert!(inclusion_path(Scalar::ONE, &[level(7, 7)], &mut inputs, &mut aux).is_ok());
     }
 }

@@ -60,18 +60,24 @@ pub fn fallback_post(sectors: &[PoStSector]) -> Result<Witness, PoStWitnessError
             aux: Vec::new(),
         });
     };
-    let shape = sector_witness(0, first)?;
-    let (ni, na) = (shape.inputs.len(), shape.aux.len());
+    // The first sector fixes the shape and takes its place; the others follow in parallel.
+    let first = sector_witness(0, first)?;
+    let (ni, na) = (first.inputs.len(), first.aux.len());
     let mut witness = Witness {
-        inputs: vec![Scalar::ZERO; 1 + ni * sectors.len()],
-        aux: vec![Scalar::ZERO; na * sectors.len()],
+        inputs: Vec::with_capacity(1 + ni * sectors.len()),
+        aux: Vec::with_capacity(na * sectors.len()),
     };
-    witness.inputs[0] = Scalar::ONE;
-    witness.inputs[1..]
+    witness.inputs.push(Scalar::ONE);
+    witness.inputs.extend_from_slice(&first.inputs);
+    witness.aux.extend_from_slice(&first.aux);
+    witness.inputs.resize(1 + ni * sectors.len(), Scalar::ZERO);
+    witness.aux.resize(na * sectors.len(), Scalar::ZERO);
+    witness.inputs[1 + ni..]
         .par_chunks_mut(ni.max(1))
-        .zip(witness.aux.par_chunks_mut(na.max(1)))
-        .zip(sectors)
+        .zip(witness.aux[na..].par_chunks_mut(na.max(1)))
+        .zip(&sectors[1..])
         .enumerate()
+        .map(|(i, chunks)| (i + 1, chunks))
         .try_for_each_init(Witness::default, |buffer, (i, ((inputs, aux), sector))| {
             buffer.inputs.clear();
             buffer.aux.clear();
