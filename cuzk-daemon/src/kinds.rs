@@ -7,11 +7,12 @@
 //! it; their parameters are generated (deterministically, from the circuit's description) on
 //! first use.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use cuzk_core::bellperson_lite::circuits::TestCircuit;
 use cuzk_core::bellperson_lite::generator::generate_random_parameters;
+use cuzk_core::bellperson_lite::Parameters;
 use cuzk_core::filecoin::{FilecoinJob, PoRepRequest, PoStRequest, SnapRequest};
 use cuzk_core::{CircuitProofs, Engine, Partition, Priority, ProofRequest};
 use serde::Deserialize;
@@ -50,15 +51,18 @@ fn one() -> usize {
 }
 
 impl TestSpec {
-    fn circuit_id(&self) -> String {
+    /// The engine's circuit id of this description's parameters.
+    pub fn circuit_id(&self) -> String {
         format!("test-{}-{}-{}", self.circuit, self.log_size, self.seed)
     }
 }
 
-/// Decodes requests; remembers which test parameter sets it has registered.
+/// Decodes requests; keeps the test parameter sets it has generated and registered.
 pub struct Kinds {
     test_circuits: bool,
-    registered: Mutex<HashSet<String>>,
+    /// By circuit id. Kept (the engine holds them too) so that a client in the same process,
+    /// `cuzk demo`, can verify its proofs with their verifying key.
+    registered: Mutex<HashMap<String, Arc<Parameters>>>,
 }
 
 impl Kinds {
@@ -126,18 +130,25 @@ impl Kinds {
         id: &str,
     ) -> Result<(), BadRequest> {
         let mut registered = self.registered.lock().unwrap_or_else(|e| e.into_inner());
-        if registered.contains(id) {
+        if registered.contains_key(id) {
             return Ok(());
         }
         use rand::SeedableRng;
         let mut rng = rand::rngs::StdRng::seed_from_u64(spec.seed ^ u64::from(spec.log_size));
         let params = generate_random_parameters(circuit.clone(), &mut rng)
             .map_err(|e| BadRequest(format!("cannot generate parameters for {id}: {e}")))?;
+        let params = Arc::new(params);
         engine
-            .register_params(id, Arc::new(params))
+            .register_params(id, Arc::clone(&params))
             .map_err(|e| BadRequest(format!("cannot register the parameters of {id}: {e}")))?;
-        registered.insert(id.to_string());
+        registered.insert(id.to_string(), params);
         Ok(())
+    }
+
+    /// The parameters generated for a test circuit id, once a request has named it.
+    pub fn test_parameters(&self, circuit_id: &str) -> Option<Arc<Parameters>> {
+        let registered = self.registered.lock().unwrap_or_else(|e| e.into_inner());
+        registered.get(circuit_id).cloned()
     }
 }
 

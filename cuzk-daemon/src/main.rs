@@ -2,6 +2,8 @@
 //!
 //! - `cuzk serve [--config FILE]`: the daemon (gRPC `cuzk.v1.ProvingEngine`, see
 //!   `docs/operations.md`).
+//! - `cuzk demo`: a daemon in this process, a few jobs over gRPC, their proofs verified and
+//!   the engine's timeline drawn (what `cargo xtask demo` runs).
 //! - `cuzk submit|await|prove|cancel|status|metrics|preload|evict`: talk to a daemon
 //!   (`--address`, default the daemon's default socket; `--json` for scripts).
 //! - `cuzk config check FILE | print-default`: validate a configuration, or print every key
@@ -14,6 +16,7 @@
 //!
 //! - `config`: the configuration file (`[daemon]` plus the engine's sections).
 //! - `server`: `cuzk serve`: listeners, readiness, the drain on SIGTERM.
+//! - `demo`: `cuzk demo`.
 //! - `authority`: unix-socket connections from clients that send a path as `:authority`.
 //! - `service`: the gRPC service over the engine, and its error contract.
 //! - `kinds`: wire proof kinds to engine requests.
@@ -26,6 +29,7 @@ mod authority;
 mod bench;
 mod client;
 mod config;
+mod demo;
 mod kinds;
 mod notify;
 mod params_cmd;
@@ -64,6 +68,9 @@ enum Command {
         #[arg(long)]
         config: Option<PathBuf>,
     },
+    /// Start a daemon in this process, prove a few test jobs over gRPC (one CRITICAL job
+    /// overtaking the others), verify the proofs, draw the timeline, drain.
+    Demo(demo::DemoArgs),
     /// Queue a proof and print its job id.
     Submit(SubmitCli),
     /// Wait for a job and print how it ended.
@@ -282,6 +289,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             synth::run(&args)?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Demo(args) => {
+            // Warnings only: the per-job lines are the demo's output.
+            init_logging_at("human", "warn");
+            runtime()?.block_on(demo::run(&args))?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Bench(args) => {
             // Warnings only: the engine's per-job lines would bury the progress line (its
             // figures are in the report).
@@ -367,6 +380,7 @@ async fn client_command(command: Command) -> Result<ExitCode> {
         | Command::Config { .. }
         | Command::Params { .. }
         | Command::Synth(_)
+        | Command::Demo(_)
         | Command::Bench(_) => {
             unreachable!("handled without a connection")
         }

@@ -12,10 +12,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use cuzk_core::Engine;
+use cuzk_core::{Engine, ShutdownReport};
 use tokio::net::{TcpListener, UnixListener};
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::watch;
+use tokio::task::JoinHandle;
 use tokio_stream::wrappers::{TcpListenerStream, UnixListenerStream};
 use tokio_stream::StreamExt;
 use tonic::transport::Server;
@@ -28,7 +29,40 @@ use crate::proto::proving_engine_server::ProvingEngineServer;
 use crate::service::Service;
 use crate::status_http;
 
+/// A daemon that is serving: its engine and request decoder, and what `drain` needs to stop
+/// it. `cuzk serve` holds one until a signal; `cuzk demo` holds one in-process.
+pub struct Running {
+    engine: Arc<Engine>,
+    kinds: Arc<Kinds>,
+    listen: Listen,
+    /// Set at the start of the drain: new submissions are then refused (UNAVAILABLE).
+    draining: Arc<AtomicBool>,
+    /// Closed (set to true) once the drain is over: the listeners then stop.
+    stop_tx: watch::Sender<bool>,
+    grpc: JoinHandle<Result<(), tonic::transport::Error>>,
+    http: Option<JoinHandle<()>>,
+    drain_deadline: Duration,
+}
+
+/// `cuzk serve`: starts the daemon, tells systemd it is ready, and drains on SIGTERM or
+/// SIGINT.
 pub async fn serve(config: DaemonConfig) -> Result<()> {
+    // Installed before the listeners open, so that a signal sent once the socket is there is
+    // never the default action (exit without a drain).
+    let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
+    let mut int = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
+    let running = start(config).await?;
+    notify::ready();
+    let reason = tokio::select! {
+        _ = term.recv() => "SIGTERM",
+        _ = int.recv() => "SIGINT",
+    };
+    running.drain(reason).await?;
+    Ok(())
+}
+
+/// Starts the engine (and its preloaded parameters), then the listeners.
+pub async fn start(config: DaemonConfig) -> Result<Running> {
     let listen = config.listen()?;
     let status_addr = config.status_listen()?;
     let engine_config = config.engine.clone();
@@ -48,9 +82,10 @@ pub async fn serve(config: DaemonConfig) -> Result<()> {
     );
 
     let draining = Arc::new(AtomicBool::new(false));
+    let kinds = Arc::new(Kinds::new(config.daemon.test_circuits));
     let service = Service {
         engine: Arc::clone(&engine),
-        kinds: Arc::new(Kinds::new(config.daemon.test_circuits)),
+        kinds: Arc::clone(&kinds),
         draining: Arc::clone(&draining),
     };
     let max = config.daemon.max_message_bytes;
@@ -58,14 +93,13 @@ pub async fn serve(config: DaemonConfig) -> Result<()> {
         .max_decoding_message_size(max)
         .max_encoding_message_size(max);
 
-    // Closed (set to true) once the drain is over: the listeners then stop.
     let (stop_tx, stop_rx) = watch::channel(false);
     let stopped = |mut rx: watch::Receiver<bool>| async move {
         let _ = rx.wait_for(|stop| *stop).await;
     };
 
     let router = Server::builder().add_service(grpc);
-    let server = match &listen {
+    let grpc = match &listen {
         Listen::Unix(path) => {
             let listener = bind_unix(path)?;
             // Clients that send the socket path as :authority are answered too (authority.rs).
@@ -91,38 +125,66 @@ pub async fn serve(config: DaemonConfig) -> Result<()> {
         None => None,
     };
     tracing::info!(%listen, status = ?status_addr, "listening");
-    notify::ready();
+    Ok(Running {
+        engine,
+        kinds,
+        listen,
+        draining,
+        stop_tx,
+        grpc,
+        http,
+        drain_deadline: Duration::from_secs(config.daemon.drain_deadline_secs),
+    })
+}
 
-    let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
-    let mut int = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
-    let reason = tokio::select! {
-        _ = term.recv() => "SIGTERM",
-        _ = int.recv() => "SIGINT",
-    };
-    let deadline = Duration::from_secs(config.daemon.drain_deadline_secs);
-    tracing::info!(reason, deadline_secs = deadline.as_secs(), "draining");
-    notify::stopping();
-    draining.store(true, Ordering::Release);
-    let report = engine.shutdown(deadline).await;
-    tracing::info!(
-        drained = report.drained,
-        cancelled = report.cancelled,
-        threads_stopped = report.threads_stopped,
-        "engine stopped"
-    );
-    let _ = stop_tx.send(true);
-    server
-        .await
-        .context("the gRPC server task failed")?
-        .context("the gRPC server failed")?;
-    if let Some(http) = http {
-        let _ = http.await;
+impl Running {
+    /// The engine behind the service.
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.engine
     }
-    if let Listen::Unix(path) = &listen {
-        let _ = std::fs::remove_file(path);
+
+    /// The request decoder (it holds the test circuits' parameters).
+    pub fn kinds(&self) -> &Kinds {
+        &self.kinds
     }
-    tracing::info!("stopped");
-    Ok(())
+
+    /// Where the gRPC service listens.
+    pub fn listen(&self) -> &Listen {
+        &self.listen
+    }
+
+    /// Stops intake, lets the jobs in flight finish until `daemon.drain_deadline_secs` (then
+    /// cancels them, and their callers are told so), closes the listeners once the open calls
+    /// have answered, and removes the unix socket.
+    pub async fn drain(self, reason: &str) -> Result<ShutdownReport> {
+        tracing::info!(
+            reason,
+            deadline_secs = self.drain_deadline.as_secs(),
+            "draining"
+        );
+        notify::stopping();
+        self.draining.store(true, Ordering::Release);
+        let report = self.engine.shutdown(self.drain_deadline).await;
+        tracing::info!(
+            drained = report.drained,
+            cancelled = report.cancelled,
+            threads_stopped = report.threads_stopped,
+            "engine stopped"
+        );
+        let _ = self.stop_tx.send(true);
+        self.grpc
+            .await
+            .context("the gRPC server task failed")?
+            .context("the gRPC server failed")?;
+        if let Some(http) = self.http {
+            let _ = http.await;
+        }
+        if let Listen::Unix(path) = &self.listen {
+            let _ = std::fs::remove_file(path);
+        }
+        tracing::info!("stopped");
+        Ok(report)
+    }
 }
 
 /// Binds a unix socket at `path`: creates its folder, replaces a stale socket left by a

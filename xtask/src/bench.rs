@@ -21,7 +21,6 @@ use group::{Curve, Group};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 
-use crate::demo::phase_rows;
 use crate::stats::{ms, print_table, Summary};
 use crate::Options;
 
@@ -169,4 +168,20 @@ fn to_bellperson(
         b_g1: Arc::new(srs.b_g1().to_vec()),
         b_g2: Arc::new(srs.b_g2().to_vec()),
     }
+}
+
+/// The rows of a per-phase table, one sample per proof.
+pub fn phase_rows(timings: &[PhaseTimings]) -> Vec<(&'static str, Vec<std::time::Duration>)> {
+    let col = |f: fn(&PhaseTimings) -> std::time::Duration| timings.iter().map(f).collect();
+    vec![
+        ("synthesis", col(|t| t.synthesis)),
+        ("H (NTT)", col(|t| t.ntt)),
+        ("MSM h", col(|t| t.msm_h)),
+        ("MSM l", col(|t| t.msm_l)),
+        ("MSM a", col(|t| t.msm_a)),
+        ("MSM b_g1", col(|t| t.msm_b_g1)),
+        ("MSM b_g2", col(|t| t.msm_b_g2)),
+        ("assembly", col(|t| t.assembly)),
+        ("total", col(|t| t.total)),
+    ]
 }

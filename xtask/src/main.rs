@@ -1,7 +1,7 @@
 //! `cargo xtask ...`: project tasks that are programs rather than tests.
 //!
-//! - `demo`: build a small circuit, generate its parameters, prove a few proofs on the CPU,
-//!   verify them and print per-phase timings.
+//! - `demo`: build the `cuzk` binary and run `cuzk demo`: a daemon, a few jobs over gRPC,
+//!   their proofs verified, the engine's timeline drawn.
 //! - `bench-phases`: the per-phase benchmark table (see `docs/benchmarks.md`); with
 //!   `--engine`, the engine's concurrency and prover-count sweep; `--timeline FILE.svg`
 //!   (implies `--engine`) also draws what every engine thread did during each point.
@@ -22,7 +22,8 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 
 const USAGE: &str = "usage:
-  cargo xtask demo [--log-size N] [--proofs K]
+  cargo xtask demo [--cuda] [--circuit sha|mix] [--log-size N] [--jobs J] [--partitions P]
+                   [--memory-budget 4GiB]   (runs `cuzk demo`; files in target/cuzk-demo/)
   cargo xtask bench-phases [--backend cpu] [--circuit sha|mix] [--sizes 16..20] [--runs R]
                            [--no-reference]
   cargo xtask bench-phases --engine [--circuit sha|mix] [--size N] [--partitions P]
