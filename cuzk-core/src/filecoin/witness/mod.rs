@@ -12,6 +12,8 @@
 //! # Layout
 //! - `poseidon`: neptune's Poseidon hash circuit (the one storage-proofs' Poseidon hasher
 //!   uses), for every arity the Filecoin circuits hash with.
+//! - `sha256`: bellpepper's SHA-256 circuit (PoRep labels, SHA-256 Merkle trees), on
+//!   bits that are constants, variables or negated variables as the gadget's are.
 //! - `merkle`: storage-proofs' Merkle inclusion gadget (index bits, siblings, insertion,
 //!   hash per level; the bits packed into inputs).
 //! - `post`: the FallbackPoSt circuit (WindowPoSt and WinningPoSt) from its sectors.
@@ -19,7 +21,9 @@
 mod merkle;
 mod poseidon;
 mod post;
+mod sha256;
 
 pub use self::merkle::{inclusion_path, MerkleWitnessError, PathLevel};
 pub use self::poseidon::{poseidon_hash, PoseidonWitnessError};
 pub use self::post::{fallback_post, PoStSector, PoStWitnessError};
+pub use self::sha256::{sha256, Bit};
