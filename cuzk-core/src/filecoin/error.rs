@@ -80,6 +80,9 @@ pub enum FilecoinError {
     /// The native witness (`witness`) could not be computed from the vanilla proofs.
     #[error("native witness: {0}")]
     NativeWitness(#[from] super::witness::PoStWitnessError),
+    /// The same for PoRep.
+    #[error("native witness: {0}")]
+    NativePoRepWitness(#[from] super::witness::PoRepWitnessError),
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,

@@ -18,12 +18,18 @@ use filecoin_proofs::{as_safe_commitment, MerkleTreeTrait};
 use filecoin_proofs_api::seal::SealCommitPhase1Output;
 use filecoin_proofs_api::{ApiFeature, RegisteredSealProof};
 use storage_proofs_core::compound_proof::{self, CompoundProof};
+use storage_proofs_core::merkle::{MerkleProof, MerkleProofTrait};
 use storage_proofs_core::proof::ProofScheme;
-use storage_proofs_porep::stacked::{self, generate_replica_id, StackedCompound, StackedDrg};
+use storage_proofs_porep::stacked::{
+    self, generate_replica_id, ColumnProof, StackedCompound, StackedDrg,
+};
 
 use super::envelope;
 use super::error::FilecoinError;
 use super::registry::{self, CircuitKind};
+use super::witness::{
+    path_from_options, stacked as stacked_witness, ColumnOpening, PoRepChallenge, PoRepPartition,
+};
 use super::FilecoinJob;
 use crate::kind::Partition;
 
@@ -239,7 +245,154 @@ fn partitions<Tree: 'static + MerkleTreeTrait>(
                     _,
                 >>::generate_public_inputs(&public_inputs, vanilla_params, Some(k))
                 .map_err(circuit_error)?;
-            Ok(Partition::from_circuit(circuit, inputs))
+            // The native witness reads the vanilla proofs when the engine asks for it (once
+            // checked against the circuit's gadgets, `cuzk_core::native_witness`).
+            let (public_inputs, vanilla) = (public_inputs.clone(), vanilla.clone());
+            Ok(
+                Partition::from_circuit(circuit, inputs).with_native_witness(move || {
+                    Ok::<_, FilecoinError>(stacked_witness(&native_partition::<Tree>(
+                        &public_inputs,
+                        &vanilla,
+                    )?)?)
+                }),
+            )
         })
         .collect()
+}
+
+/// A partition's challenges as the native witness reads them, from its vanilla proofs as
+/// `StackedCompound::circuit` turns them into the circuit's (comm_r_last and comm_c from the
+/// first challenge, the challenged node from its first labeling proof).
+fn native_partition<Tree: 'static + MerkleTreeTrait>(
+    public_inputs: &stacked::PublicInputs<<Tree::Hasher as Hasher>::Domain, DefaultPieceDomain>,
+    vanilla: &[VanillaSealProof<Tree>],
+) -> Result<PoRepPartition, FilecoinError> {
+    let first = vanilla
+        .first()
+        .ok_or_else(|| FilecoinError::VanillaProof("a partition without challenges".into()))?;
+    let tau = public_inputs
+        .tau
+        .as_ref()
+        .ok_or_else(|| FilecoinError::VanillaProof("no comm_d and comm_r".into()))?;
+    let empty = || FilecoinError::VanillaProof("an inclusion path has an empty slot".into());
+    let challenges = vanilla
+        .iter()
+        .map(|proof| {
+            // Columns and labeling proofs keep their fields to their crate; their serde form
+            // (the commit-phase-1 output's) has them.
+            let columns = &proof.replica_column_proofs;
+            Ok(PoRepChallenge {
+                node: labeling_node(proof)?,
+                data_leaf: proof.comm_d_proofs.leaf().into(),
+                data_path: path_from_options(proof.comm_d_proofs.as_options()).ok_or_else(empty)?,
+                drg_parents: columns
+                    .drg_parents
+                    .iter()
+                    .map(column_opening::<Tree>)
+                    .collect::<Result<_, _>>()?,
+                exp_parents: columns
+                    .exp_parents
+                    .iter()
+                    .map(column_opening::<Tree>)
+                    .collect::<Result<_, _>>()?,
+                replica_path: path_from_options(proof.comm_r_last_proof.as_options())
+                    .ok_or_else(empty)?,
+                column_path: column_opening::<Tree>(&columns.c_x)?.path,
+            })
+        })
+        .collect::<Result<Vec<_>, FilecoinError>>()?;
+    Ok(PoRepPartition {
+        replica_id: public_inputs.replica_id.into(),
+        comm_d: tau.comm_d.into(),
+        comm_r: tau.comm_r.into(),
+        comm_r_last: first.comm_r_last().into(),
+        comm_c: first.comm_c().into(),
+        challenges,
+    })
+}
+
+/// The Merkle proof type of a sector's trees (tree_c, tree_r_last).
+type TreeProof<Tree> = MerkleProof<
+    <Tree as MerkleTreeTrait>::Hasher,
+    <Tree as MerkleTreeTrait>::Arity,
+    <Tree as MerkleTreeTrait>::SubTreeArity,
+    <Tree as MerkleTreeTrait>::TopTreeArity,
+>;
+
+/// A column's labels and the path of its hash in tree_c.
+fn column_opening<Tree: 'static + MerkleTreeTrait>(
+    column: &ColumnProof<TreeProof<Tree>>,
+) -> Result<ColumnOpening, FilecoinError> {
+    let bad = |e: serde_json::Error| FilecoinError::VanillaProof(format!("a column proof: {e}"));
+    let value = serde_json::to_value(column).map_err(bad)?;
+    let rows: Vec<<Tree::Hasher as Hasher>::Domain> =
+        serde_json::from_value(value["column"]["rows"].clone()).map_err(bad)?;
+    let proof: TreeProof<Tree> =
+        serde_json::from_value(value["inclusion_proof"].clone()).map_err(bad)?;
+    Ok(ColumnOpening {
+        labels: rows.into_iter().map(Into::into).collect(),
+        path: path_from_options(proof.as_options()).ok_or_else(|| {
+            FilecoinError::VanillaProof("a column's inclusion path has an empty slot".into())
+        })?,
+    })
+}
+
+/// The challenged node, as the circuit takes it: from the first labeling proof.
+fn labeling_node<Tree: 'static + MerkleTreeTrait>(
+    proof: &VanillaSealProof<Tree>,
+) -> Result<u64, FilecoinError> {
+    let first = proof
+        .labeling_proofs
+        .first()
+        .ok_or_else(|| FilecoinError::VanillaProof("a challenge without labeling proofs".into()))?;
+    let value = serde_json::to_value(first)
+        .map_err(|e| FilecoinError::VanillaProof(format!("a labeling proof: {e}")))?;
+    value["node"]
+        .as_u64()
+        .ok_or_else(|| FilecoinError::VanillaProof("a labeling proof without its node".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::filecoin::synthetic::{self, SynthOptions};
+
+    /// The first partition of a synthetic sector: the native witness against storage-proofs'
+    /// StackedCircuit run in the witness-only constraint system, every input and aux value.
+    fn native_equals_gadgets(sector_size: u64) {
+        let made = synthetic::porep_of_size(sector_size, &SynthOptions::default())
+            .expect("a synthetic sector");
+        let c1 = made.commit_phase1_json().unwrap();
+        let job = porep_c2(&PoRepRequest {
+            registered_proof: made.registered_proof_number(),
+            sector_size,
+            c1_output: &c1,
+            miner_id: made.miner_id,
+            sector_number: made.sector_number,
+        })
+        .expect("the synthetic sector is accepted");
+        let partition = &job.partitions[0];
+        let expected = partition.gadget_witness().unwrap().unwrap();
+        let native = partition.native_witness().unwrap().unwrap();
+        assert_eq!(native.inputs.len(), expected.inputs.len(), "input count");
+        assert!(native.inputs == expected.inputs, "input values");
+        assert_eq!(native.aux.len(), expected.aux.len(), "aux count");
+        let first_difference = native
+            .aux
+            .iter()
+            .zip(&expected.aux)
+            .position(|(a, b)| a != b);
+        assert_eq!(first_difference, None, "aux values");
+    }
+
+    #[test]
+    fn native_witness_equals_the_circuits_at_2k() {
+        native_equals_gadgets(2048);
+    }
+
+    /// Eleven layers, columns of eleven labels, 8-8-0 trees: the production shape.
+    #[test]
+    fn native_witness_equals_the_circuits_at_32g() {
+        native_equals_gadgets(32 << 30);
+    }
 }

@@ -25,7 +25,7 @@ use storage_proofs_post::fallback::{
 
 use super::error::FilecoinError;
 use super::registry::{self, CircuitKind};
-use super::witness::{fallback_post, PathLevel, PoStSector};
+use super::witness::{fallback_post, path_from_options, PoStSector};
 use super::FilecoinJob;
 use crate::kind::Partition;
 
@@ -241,7 +241,6 @@ fn native_sectors<Tree: 'static + MerkleTreeTrait>(
         .chunks(public_params.sector_count.max(1))
         .next()
         .ok_or_else(|| FilecoinError::invalid("vanilla_proofs", "no sectors"))?;
-    let missing = || FilecoinError::VanillaProof("an inclusion path has an empty slot".into());
     vanilla
         .sectors
         .iter()
@@ -253,18 +252,9 @@ fn native_sectors<Tree: 'static + MerkleTreeTrait>(
                 .into_iter()
                 .zip(proof.as_options())
                 .map(|(leaf, path)| {
-                    let levels = path
-                        .into_iter()
-                        .map(|(siblings, index)| {
-                            Ok(PathLevel {
-                                siblings: siblings
-                                    .into_iter()
-                                    .collect::<Option<Vec<Scalar>>>()
-                                    .ok_or_else(missing)?,
-                                index: index.ok_or_else(missing)?,
-                            })
-                        })
-                        .collect::<Result<Vec<_>, FilecoinError>>()?;
+                    let levels = path_from_options(path).ok_or_else(|| {
+                        FilecoinError::VanillaProof("an inclusion path has an empty slot".into())
+                    })?;
                     Ok((leaf.into(), levels))
                 })
                 .collect::<Result<Vec<_>, FilecoinError>>()?;

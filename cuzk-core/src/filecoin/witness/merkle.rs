@@ -1,14 +1,16 @@
 //! The witness of storage-proofs' Merkle inclusion gadget (`gadgets::por::PoRCircuit` with a
-//! private root already allocated, as FallbackPoSt uses it): per level of the path, the
-//! index bits, the siblings, the insertion of the current node among them
-//! (`gadgets::insertion`), and the level's Poseidon hash; the bits are packed into public
-//! inputs at the end (`multipack::pack_into_inputs`).
+//! private root, as FallbackPoSt and PoRep use it): per level of the path, the index bits,
+//! the siblings, the insertion of the current node among them (`gadgets::insertion`), and
+//! the level's hash (Poseidon, or SHA-256 for PoRep's tree_d); the bits are packed into
+//! public inputs at the end (`multipack::pack_into_inputs`).
 
 use blstrs::Scalar;
-use ff::{Field, PrimeField};
+use ff::Field;
 use generic_array::typenum::{U2, U8};
 
+use super::bits::{num_to_bits_le, pack_bits, pack_into_inputs, reverse_bit_numbering};
 use super::poseidon::{poseidon_hash, PoseidonWitnessError};
+use super::sha256::sha256;
 
 /// One level of an inclusion path: the siblings of the node on the way up and its position
 /// among the `siblings.len() + 1` children.
@@ -16,6 +18,22 @@ use super::poseidon::{poseidon_hash, PoseidonWitnessError};
 pub struct PathLevel {
     pub siblings: Vec<Scalar>,
     pub index: usize,
+}
+
+/// A path as storage-proofs' `MerkleProofTrait::as_options` gives it (siblings and index
+/// per level, from the leaf up); `None` where a slot is empty.
+pub fn path_from_options(
+    options: Vec<(Vec<Option<Scalar>>, Option<usize>)>,
+) -> Option<Vec<PathLevel>> {
+    options
+        .into_iter()
+        .map(|(siblings, index)| {
+            Some(PathLevel {
+                siblings: siblings.into_iter().collect::<Option<Vec<Scalar>>>()?,
+                index: index?,
+            })
+        })
+        .collect()
 }
 
 /// Why an inclusion path's witness could not be computed.
@@ -32,6 +50,15 @@ pub enum MerkleWitnessError {
     Poseidon(#[from] PoseidonWitnessError),
 }
 
+/// The hash a tree is built with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TreeHash {
+    /// Poseidon of the level's children (tree_c, tree_r_last, tree_q): arities 8 and 2.
+    Poseidon,
+    /// SHA-256 of the two children's bits (PoRep's tree_d): arity 2 only.
+    Sha256,
+}
+
 /// Appends what the gadget allocates for the path from `leaf` (the leaf allocated first)
 /// and the packed index bits to `inputs`; returns the root the path computes. The caller
 /// compares it with the root it expects (the circuit enforces equality, which a witness
@@ -43,14 +70,30 @@ pub fn inclusion_path(
     aux: &mut Vec<Scalar>,
 ) -> Result<Scalar, MerkleWitnessError> {
     aux.push(leaf);
+    inclusion_path_of_allocated(leaf, path, TreeHash::Poseidon, inputs, aux)
+}
+
+/// As [`inclusion_path`] for a leaf the circuit allocated before (PoRep's
+/// `enforce_inclusion`, which passes the leaf and the root as allocated numbers).
+pub fn inclusion_path_of_allocated(
+    leaf: Scalar,
+    path: &[PathLevel],
+    hash: TreeHash,
+    inputs: &mut Vec<Scalar>,
+    aux: &mut Vec<Scalar>,
+) -> Result<Scalar, MerkleWitnessError> {
     let mut current = leaf;
     let mut path_bits = Vec::new();
     for level in path {
         let arity = level.siblings.len() + 1;
-        // Only the arities of the registered shapes (8-0-0, 8-8-0, 8-8-2): each is checked
-        // against storage-proofs' gadget in the tests; others are refused, and the engine
-        // then keeps to the gadgets.
-        if !matches!(arity, 2 | 8) {
+        // Only the arities of the registered shapes (8-0-0, 8-8-0, 8-8-2, and binary SHA-256
+        // trees): each is checked against storage-proofs' gadget in the tests; others are
+        // refused, and the engine then keeps to the gadgets.
+        let registered = match hash {
+            TreeHash::Poseidon => matches!(arity, 2 | 8),
+            TreeHash::Sha256 => arity == 2,
+        };
+        if !registered {
             return Err(MerkleWitnessError::Arity {
                 siblings: level.siblings.len(),
             });
@@ -68,24 +111,26 @@ pub fn inclusion_path(
         path_bits.extend_from_slice(&bits);
         aux.extend_from_slice(&level.siblings);
         let inserted = insert(current, &bits, &level.siblings, aux);
-        current = match arity {
-            2 => poseidon_hash::<U2>(&inserted, aux)?,
-            _ => poseidon_hash::<U8>(&inserted, aux)?,
+        current = match (hash, arity) {
+            (TreeHash::Sha256, _) => sha256_of_nums(&inserted, aux),
+            (TreeHash::Poseidon, 2) => poseidon_hash::<U2>(&inserted, aux)?,
+            (TreeHash::Poseidon, _) => poseidon_hash::<U8>(&inserted, aux)?,
         };
     }
-    // `pack_into_inputs`: little-endian bits, CAPACITY (254) to an input.
-    for chunk in path_bits.chunks(Scalar::CAPACITY as usize) {
-        let mut packed = Scalar::ZERO;
-        let mut coeff = Scalar::ONE;
-        for &b in chunk {
-            if b {
-                packed += coeff;
-            }
-            coeff = coeff.double();
-        }
-        inputs.push(packed);
-    }
+    pack_into_inputs(&path_bits, inputs);
     Ok(current)
+}
+
+/// filecoin-hashers' `Sha256Function::hash_multi_leaf_circuit`: each number's 255 bits
+/// (allocated), padded to 32 bytes and bit-reversed per byte, then SHA-256, whose digest's
+/// first 254 bits (bit-reversed per byte again) are packed into an allocated number.
+pub(super) fn sha256_of_nums(nums: &[Scalar], aux: &mut Vec<Scalar>) -> Scalar {
+    let mut preimage = Vec::with_capacity(nums.len() * 256);
+    for num in nums {
+        preimage.extend(reverse_bit_numbering(num_to_bits_le(num, aux)));
+    }
+    let digest = sha256(&preimage, aux);
+    pack_bits(&reverse_bit_numbering(digest), aux)
 }
 
 /// `gadgets::insertion::insert` for 2 and 8 children: `element` placed among `elements` at

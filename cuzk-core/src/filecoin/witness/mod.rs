@@ -12,18 +12,76 @@
 //! # Layout
 //! - `poseidon`: neptune's Poseidon hash circuit (the one storage-proofs' Poseidon hasher
 //!   uses), for every arity the Filecoin circuits hash with.
+//! - `bits`: bits as the gadgets hold them (constant, variable, negated), numbers to bits
+//!   and back.
 //! - `sha256`: bellpepper's SHA-256 circuit (PoRep labels, SHA-256 Merkle trees), on
 //!   bits that are constants, variables or negated variables as the gadget's are.
 //! - `merkle`: storage-proofs' Merkle inclusion gadget (index bits, siblings, insertion,
 //!   hash per level; the bits packed into inputs).
+//! - `porep`: the StackedDrg circuit (PoRep commit phase 2), one partition from its
+//!   challenges' openings.
 //! - `post`: the FallbackPoSt circuit (WindowPoSt and WinningPoSt) from its sectors.
 
+use bellperson_lite::matrices::Witness;
+use blstrs::Scalar;
+use ff::Field;
+use rayon::prelude::*;
+
+mod bits;
 mod merkle;
+mod porep;
 mod poseidon;
 mod post;
 mod sha256;
 
-pub use self::merkle::{inclusion_path, MerkleWitnessError, PathLevel};
+pub use self::bits::Bit;
+pub use self::merkle::{inclusion_path, path_from_options, MerkleWitnessError, PathLevel};
+pub use self::porep::{stacked, ColumnOpening, PoRepChallenge, PoRepPartition, PoRepWitnessError};
 pub use self::poseidon::{poseidon_hash, PoseidonWitnessError};
 pub use self::post::{fallback_post, PoStSector, PoStWitnessError};
-pub use self::sha256::{sha256, Bit};
+pub use self::sha256::sha256;
+
+/// Appends to `w` the values of each of `items`, made by `each(index, item, buffer)`, in
+/// order. Every item of a circuit has the same count of inputs and aux values, so the first
+/// fixes it and the others are computed in parallel straight into their places, through one
+/// reused buffer per thread (a fresh vector per item would have the allocator map and the
+/// kernel zero new pages thousands of times). An item of another count is `shape(index,
+/// its aux count, the first's)`.
+fn append_in_parallel<T, E, F, S>(w: &mut Witness, items: &[T], each: F, shape: S) -> Result<(), E>
+where
+    T: Sync,
+    E: Send,
+    F: Fn(usize, &T, &mut Witness) -> Result<(), E> + Sync,
+    S: Fn(usize, usize, usize) -> E + Sync,
+{
+    let Some(first) = items.first() else {
+        return Ok(());
+    };
+    let (inputs_before, aux_before) = (w.inputs.len(), w.aux.len());
+    each(0, first, w)?;
+    let ni = w.inputs.len() - inputs_before;
+    let na = w.aux.len() - aux_before;
+    let rest = items.len() - 1;
+    w.inputs.reserve(ni * rest);
+    w.aux.reserve(na * rest);
+    let (inputs_from, aux_from) = (w.inputs.len(), w.aux.len());
+    w.inputs.resize(inputs_from + ni * rest, Scalar::ZERO);
+    w.aux.resize(aux_from + na * rest, Scalar::ZERO);
+    w.inputs[inputs_from..]
+        .par_chunks_mut(ni.max(1))
+        .zip(w.aux[aux_from..].par_chunks_mut(na.max(1)))
+        .zip(&items[1..])
+        .enumerate()
+        .map(|(i, chunks)| (i + 1, chunks))
+        .try_for_each_init(Witness::default, |buffer, (i, ((inputs, aux), item))| {
+            buffer.inputs.clear();
+            buffer.aux.clear();
+            each(i, item, buffer)?;
+            if (buffer.inputs.len(), buffer.aux.len()) != (ni, na) {
+                return Err(shape(i, buffer.aux.len(), na));
+            }
+            inputs.copy_from_slice(&buffer.inputs);
+            aux.copy_from_slice(&buffer.aux);
+            Ok(())
+        })
+}

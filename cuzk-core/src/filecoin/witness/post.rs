@@ -8,8 +8,8 @@ use bellperson_lite::matrices::Witness;
 use blstrs::Scalar;
 use ff::Field;
 use generic_array::typenum::U2;
-use rayon::prelude::*;
 
+use super::append_in_parallel;
 use super::merkle::{inclusion_path, MerkleWitnessError, PathLevel};
 use super::poseidon::{poseidon_hash, PoseidonWitnessError};
 
@@ -49,57 +49,24 @@ pub enum PoStWitnessError {
 /// The circuit's witness for `sectors` (inputs from the constant one on). A sector whose
 /// commitments or paths do not check out is an error: the circuit would not be satisfied.
 ///
-/// Every sector of a partition has the same shape (challenge count, path arities), so each
-/// one's values have a fixed place in the result: the sectors are computed in parallel
-/// straight into it, through one reused buffer per thread (a fresh vector per sector would
-/// have the allocator map and the kernel zero new pages 2349 times at 32 GiB).
+/// Every sector of a partition has the same shape (challenge count, path arities), so the
+/// sectors are computed in parallel, each straight into its place.
 pub fn fallback_post(sectors: &[PoStSector]) -> Result<Witness, PoStWitnessError> {
-    let Some(first) = sectors.first() else {
-        return Ok(Witness {
-            inputs: vec![Scalar::ONE],
-            aux: Vec::new(),
-        });
-    };
-    // The first sector fixes the shape and takes its place; the others follow in parallel.
-    let first = sector_witness(0, first)?;
-    let (ni, na) = (first.inputs.len(), first.aux.len());
     let mut witness = Witness {
-        inputs: Vec::with_capacity(1 + ni * sectors.len()),
-        aux: Vec::with_capacity(na * sectors.len()),
+        inputs: vec![Scalar::ONE],
+        aux: Vec::new(),
     };
-    witness.inputs.push(Scalar::ONE);
-    witness.inputs.extend_from_slice(&first.inputs);
-    witness.aux.extend_from_slice(&first.aux);
-    witness.inputs.resize(1 + ni * sectors.len(), Scalar::ZERO);
-    witness.aux.resize(na * sectors.len(), Scalar::ZERO);
-    witness.inputs[1 + ni..]
-        .par_chunks_mut(ni.max(1))
-        .zip(witness.aux[na..].par_chunks_mut(na.max(1)))
-        .zip(&sectors[1..])
-        .enumerate()
-        .map(|(i, chunks)| (i + 1, chunks))
-        .try_for_each_init(Witness::default, |buffer, (i, ((inputs, aux), sector))| {
-            buffer.inputs.clear();
-            buffer.aux.clear();
-            sector_witness_into(i, sector, buffer)?;
-            if (buffer.inputs.len(), buffer.aux.len()) != (ni, na) {
-                return Err(PoStWitnessError::Shape {
-                    sector: i,
-                    values: buffer.aux.len(),
-                    first: na,
-                });
-            }
-            inputs.copy_from_slice(&buffer.inputs);
-            aux.copy_from_slice(&buffer.aux);
-            Ok(())
-        })?;
+    append_in_parallel(
+        &mut witness,
+        sectors,
+        sector_witness_into,
+        |sector, values, first| PoStWitnessError::Shape {
+            sector,
+            values,
+            first,
+        },
+    )?;
     Ok(witness)
-}
-
-fn sector_witness(index: usize, sector: &PoStSector) -> Result<Witness, PoStWitnessError> {
-    let mut w = Witness::default();
-    sector_witness_into(index, sector, &mut w)?;
-    Ok(w)
 }
 
 /// Appends one sector's inputs and aux values to `w`.

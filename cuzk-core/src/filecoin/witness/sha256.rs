@@ -19,53 +19,8 @@
 //! `sha256` is constant bits. Nothing else is allocated (`MultiEq` only packs equalities).
 
 use blstrs::Scalar;
-use ff::Field;
 
-/// A bit of the circuit: a constant, or an allocated variable (with its value) read directly
-/// or negated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Bit {
-    Constant(bool),
-    Variable { value: bool, negated: bool },
-}
-
-impl Bit {
-    /// A bit allocated with `value`, read as it is.
-    pub fn allocated(value: bool) -> Bit {
-        Bit::Variable {
-            value,
-            negated: false,
-        }
-    }
-
-    /// The value the bit stands for.
-    pub fn value(self) -> bool {
-        match self {
-            Bit::Constant(b) => b,
-            Bit::Variable { value, negated } => value ^ negated,
-        }
-    }
-
-    fn not(self) -> Bit {
-        match self {
-            Bit::Constant(b) => Bit::Constant(!b),
-            Bit::Variable { value, negated } => Bit::Variable {
-                value,
-                negated: !negated,
-            },
-        }
-    }
-
-    fn is_constant(self) -> bool {
-        matches!(self, Bit::Constant(_))
-    }
-}
-
-/// Appends a newly allocated bit and returns it.
-fn alloc(value: bool, aux: &mut Vec<Scalar>) -> Bit {
-    aux.push(if value { Scalar::ONE } else { Scalar::ZERO });
-    Bit::allocated(value)
-}
+use super::bits::{alloc, Bit};
 
 /// `Boolean::xor`.
 fn xor(a: Bit, b: Bit, aux: &mut Vec<Scalar>) -> Bit {
@@ -83,7 +38,7 @@ fn xor(a: Bit, b: Bit, aux: &mut Vec<Scalar>) -> Bit {
             },
         ) => {
             // The variables' XOR is allocated; a negation of one side negates the result.
-            aux.push(if va ^ vb { Scalar::ONE } else { Scalar::ZERO });
+            alloc(va ^ vb, aux);
             Bit::Variable {
                 value: va ^ vb,
                 negated: na ^ nb,
