@@ -102,9 +102,15 @@ impl MsmSplit {
         let mut split = MsmSplit {
             ones: vec![0; len.div_ceil(64).max(1)],
             other_index: vec![0; total],
-            other_scalars: vec![Scalar::ZERO; total],
+            other_scalars: Vec::with_capacity(total),
             len,
         };
+        // Filled by every thread: a dense witness has an "other" scalar almost everywhere,
+        // which is gigabytes at 2^27, and one thread writing the zeros (and taking the page
+        // faults) took seconds of the proof's preparation.
+        split
+            .other_scalars
+            .par_extend(rayon::iter::repeat_n(Scalar::ZERO, total));
         let mut pieces = Vec::with_capacity(chunks.len());
         let (mut index_left, mut scalars_left) =
             (&mut split.other_index[..], &mut split.other_scalars[..]);

@@ -62,11 +62,13 @@ where
     let ni = w.inputs.len() - inputs_before;
     let na = w.aux.len() - aux_before;
     let rest = items.len() - 1;
-    w.inputs.reserve(ni * rest);
-    w.aux.reserve(na * rest);
     let (inputs_from, aux_from) = (w.inputs.len(), w.aux.len());
-    w.inputs.resize(inputs_from + ni * rest, Scalar::ZERO);
-    w.aux.resize(aux_from + na * rest, Scalar::ZERO);
+    // Zeroed by every thread at once: the pages of a few GB are first touched here, and the
+    // kernel's clearing of them is most of this function's time when done on one thread.
+    w.inputs
+        .par_extend(rayon::iter::repeat_n(Scalar::ZERO, ni * rest));
+    w.aux
+        .par_extend(rayon::iter::repeat_n(Scalar::ZERO, na * rest));
     w.inputs[inputs_from..]
         .par_chunks_mut(ni.max(1))
         .zip(w.aux[aux_from..].par_chunks_mut(na.max(1)))
