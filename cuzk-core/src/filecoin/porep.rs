@@ -356,6 +356,7 @@ fn labeling_node<Tree: 'static + MerkleTreeTrait>(
 mod tests {
     use super::*;
     use crate::filecoin::synthetic::{self, SynthOptions};
+    use blstrs::Scalar;
 
     /// The first partition of a synthetic sector: the native witness against storage-proofs'
     /// StackedCircuit run in the witness-only constraint system, every input and aux value.
@@ -388,6 +389,68 @@ mod tests {
     #[test]
     fn native_witness_equals_the_circuits_at_2k() {
         native_equals_gadgets(2048);
+    }
+
+    /// Openings that do not check out are typed errors, not witnesses the circuit would
+    /// refuse: a DRG parent's label, the data leaf, comm_r, the parent count, the layers.
+    #[test]
+    fn a_tampered_opening_is_refused() {
+        use crate::filecoin::witness::PoRepWitnessError;
+        use ff::Field;
+        use filecoin_proofs::SectorShape2KiB;
+
+        let made = synthetic::porep_of_size(2048, &SynthOptions::default()).unwrap();
+        let c1: SealCommitPhase1Output =
+            serde_json::from_slice(&made.commit_phase1_json().unwrap()).unwrap();
+        let vanilla: Vec<Vec<VanillaSealProof<SectorShape2KiB>>> =
+            c1.vanilla_proofs.try_into().unwrap();
+        let public_inputs = stacked::PublicInputs {
+            replica_id: Domain::try_from_bytes(c1.replica_id.as_ref()).unwrap(),
+            tau: Some(stacked::Tau {
+                comm_d: DefaultPieceDomain::try_from_bytes(&c1.comm_d).unwrap(),
+                comm_r: as_safe_commitment(&c1.comm_r, "comm_r").unwrap(),
+            }),
+            k: None,
+            seed: Some(c1.seed),
+        };
+        let partition = native_partition::<SectorShape2KiB>(&public_inputs, &vanilla[0]).unwrap();
+        assert!(stacked_witness(&partition).is_ok());
+
+        let refused = |change: &dyn Fn(&mut PoRepPartition)| {
+            let mut p = partition.clone();
+            change(&mut p);
+            stacked_witness(&p).unwrap_err()
+        };
+        let root = |tree| PoRepWitnessError::Root { challenge: 0, tree };
+        assert_eq!(
+            refused(&|p| p.challenges[0].drg_parents[0].labels[0] += Scalar::ONE),
+            root("tree_c")
+        );
+        assert_eq!(
+            refused(&|p| p.challenges[0].data_leaf += Scalar::ONE),
+            root("tree_d")
+        );
+        assert_eq!(
+            refused(&|p| p.comm_r += Scalar::ONE),
+            PoRepWitnessError::CommR
+        );
+        assert_eq!(
+            refused(&|p| {
+                p.challenges[1].exp_parents.pop();
+            }),
+            PoRepWitnessError::Parents {
+                challenge: 1,
+                drg: 6,
+                exp: 7
+            }
+        );
+        assert_eq!(
+            refused(&|p| p.challenges[0].exp_parents[3].labels.push(Scalar::ONE)),
+            PoRepWitnessError::Layers {
+                challenge: 0,
+                labels: 3
+            }
+        );
     }
 
     /// Eleven layers, columns of eleven labels, 8-8-0 trees: the production shape.
