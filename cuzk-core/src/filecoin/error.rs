@@ -83,6 +83,9 @@ pub enum FilecoinError {
     /// The same for PoRep.
     #[error("native witness: {0}")]
     NativePoRepWitness(#[from] super::witness::PoRepWitnessError),
+    /// The same for SnapDeals.
+    #[error("native witness: {0}")]
+    NativeSnapWitness(#[from] super::witness::SnapWitnessError),
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,

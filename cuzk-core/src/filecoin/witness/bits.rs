@@ -85,11 +85,11 @@ pub(super) fn reverse_bit_numbering(mut bits: Vec<Bit>) -> Vec<Bit> {
 }
 
 /// The number the first `CAPACITY` (254) of `bits` make, least significant first.
-pub(super) fn packed(bits: &[Bit]) -> Scalar {
+fn pack(bits: impl IntoIterator<Item = bool>) -> Scalar {
     let mut sum = Scalar::ZERO;
     let mut coeff = Scalar::ONE;
-    for bit in bits.iter().take(Scalar::CAPACITY as usize) {
-        if bit.value() {
+    for bit in bits.into_iter().take(Scalar::CAPACITY as usize) {
+        if bit {
             sum += coeff;
         }
         coeff = coeff.double();
@@ -99,7 +99,14 @@ pub(super) fn packed(bits: &[Bit]) -> Scalar {
 
 /// `multipack::pack_bits`: the packed number, allocated.
 pub(super) fn pack_bits(bits: &[Bit], aux: &mut Vec<Scalar>) -> Scalar {
-    let value = packed(bits);
+    let value = pack(bits.iter().map(|b| b.value()));
+    aux.push(value);
+    value
+}
+
+/// `multipack::pack_bits` of allocated bits given by their values.
+pub(super) fn pack_bits_of_bools(bits: &[bool], aux: &mut Vec<Scalar>) -> Scalar {
+    let value = pack(bits.iter().copied());
     aux.push(value);
     value
 }
@@ -107,14 +114,6 @@ pub(super) fn pack_bits(bits: &[Bit], aux: &mut Vec<Scalar>) -> Scalar {
 /// `multipack::pack_into_inputs`: the bits in inputs of `CAPACITY` bits each.
 pub(super) fn pack_into_inputs(bits: &[bool], inputs: &mut Vec<Scalar>) {
     for chunk in bits.chunks(Scalar::CAPACITY as usize) {
-        let mut sum = Scalar::ZERO;
-        let mut coeff = Scalar::ONE;
-        for &b in chunk {
-            if b {
-                sum += coeff;
-            }
-            coeff = coeff.double();
-        }
-        inputs.push(sum);
+        inputs.push(pack(chunk.iter().copied()));
     }
 }

@@ -46,6 +46,8 @@ pub enum MerkleWitnessError {
     Arity { siblings: usize },
     #[error("a path level's index {index} is not below its arity {arity}")]
     Index { index: usize, arity: usize },
+    #[error("the challenge's bits do not match the path's levels")]
+    Bits,
     #[error(transparent)]
     Poseidon(#[from] PoseidonWitnessError),
 }
@@ -119,6 +121,68 @@ pub fn inclusion_path_of_allocated(
     }
     pack_into_inputs(&path_bits, inputs);
     Ok(current)
+}
+
+/// storage-proofs' `por_no_challenge_input`: the path from `leaf` whose index bits
+/// (least significant first, log2(arity) per level) and siblings the circuit allocated
+/// before; nothing is allocated for them here, and nothing is packed into inputs. Returns
+/// the root the path computes.
+pub fn path_with_bits(
+    leaf: Scalar,
+    levels: &[Vec<Scalar>],
+    bits: &[bool],
+    hash: TreeHash,
+    aux: &mut Vec<Scalar>,
+) -> Result<Scalar, MerkleWitnessError> {
+    let mut current = leaf;
+    let mut bits = bits.iter().copied();
+    for siblings in levels {
+        let arity = siblings.len() + 1;
+        let registered = match hash {
+            TreeHash::Poseidon => matches!(arity, 2 | 8),
+            TreeHash::Sha256 => arity == 2,
+        };
+        if !registered {
+            return Err(MerkleWitnessError::Arity {
+                siblings: siblings.len(),
+            });
+        }
+        let index: Vec<bool> = bits
+            .by_ref()
+            .take(arity.trailing_zeros() as usize)
+            .collect();
+        if index.len() != arity.trailing_zeros() as usize {
+            return Err(MerkleWitnessError::Bits);
+        }
+        let inserted = insert(current, &index, siblings, aux);
+        current = match (hash, arity) {
+            (TreeHash::Sha256, _) => sha256_of_nums(&inserted, aux),
+            (TreeHash::Poseidon, 2) => poseidon_hash::<U2>(&inserted, aux)?,
+            (TreeHash::Poseidon, _) => poseidon_hash::<U8>(&inserted, aux)?,
+        };
+    }
+    if bits.next().is_some() {
+        return Err(MerkleWitnessError::Bits);
+    }
+    Ok(current)
+}
+
+/// storage-proofs' `insertion::select`: the element of `from` (a power of two of them) the
+/// little-endian `bits` name, through the gadget's picks (one allocated value each, the most
+/// significant bit's first).
+pub fn select(from: &[Scalar], bits: &[bool], aux: &mut Vec<Scalar>) -> Scalar {
+    let mut state = from.to_vec();
+    for &bit in bits.iter().rev() {
+        let half = state.len() / 2;
+        state = (0..half)
+            .map(|j| {
+                let picked = if bit { state[half + j] } else { state[j] };
+                aux.push(picked);
+                picked
+            })
+            .collect();
+    }
+    state[0]
 }
 
 /// filecoin-hashers' `Sha256Function::hash_multi_leaf_circuit`: each number's 255 bits

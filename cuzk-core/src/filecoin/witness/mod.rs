@@ -20,6 +20,7 @@
 //!   hash per level; the bits packed into inputs).
 //! - `porep`: the StackedDrg circuit (PoRep commit phase 2), one partition from its
 //!   challenges' openings.
+//! - `snap`: the SnapDeals update circuit, one partition.
 //! - `post`: the FallbackPoSt circuit (WindowPoSt and WinningPoSt) from its sectors.
 
 use bellperson_lite::matrices::Witness;
@@ -33,6 +34,7 @@ mod porep;
 mod poseidon;
 mod post;
 mod sha256;
+mod snap;
 
 pub use self::bits::Bit;
 pub use self::merkle::{inclusion_path, path_from_options, MerkleWitnessError, PathLevel};
@@ -40,6 +42,9 @@ pub use self::porep::{stacked, ColumnOpening, PoRepChallenge, PoRepPartition, Po
 pub use self::poseidon::{poseidon_hash, PoseidonWitnessError};
 pub use self::post::{fallback_post, PoStSector, PoStWitnessError};
 pub use self::sha256::sha256;
+pub use self::snap::{
+    empty_sector_update, SnapChallenge, SnapPartition, SnapShape, SnapWitnessError,
+};
 
 /// Appends to `w` the values of each of `items`, made by `each(index, item, buffer)`, in
 /// order. Every item of a circuit has the same count of inputs and aux values, so the first
@@ -69,9 +74,11 @@ where
         .par_extend(rayon::iter::repeat_n(Scalar::ZERO, ni * rest));
     w.aux
         .par_extend(rayon::iter::repeat_n(Scalar::ZERO, na * rest));
-    w.inputs[inputs_from..]
-        .par_chunks_mut(ni.max(1))
-        .zip(w.aux[aux_from..].par_chunks_mut(na.max(1)))
+    let inputs = item_slices(&mut w.inputs[inputs_from..], ni, rest);
+    let aux = item_slices(&mut w.aux[aux_from..], na, rest);
+    inputs
+        .into_par_iter()
+        .zip(aux)
         .zip(&items[1..])
         .enumerate()
         .map(|(i, chunks)| (i + 1, chunks))
@@ -86,4 +93,59 @@ where
             aux.copy_from_slice(&buffer.aux);
             Ok(())
         })
+}
+
+/// `count` slices of `n` values each, empty ones where `n` is 0 (SnapDeals' challenges have
+/// no inputs: chunks of zero would be no slices at all, and no item computed).
+fn item_slices(values: &mut [Scalar], n: usize, count: usize) -> Vec<&mut [Scalar]> {
+    if n == 0 {
+        (0..count).map(|_| <&mut [Scalar]>::default()).collect()
+    } else {
+        values.chunks_mut(n).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Items with and without inputs (SnapDeals' challenges have none) land where a serial
+    /// run puts them; an item of another size is the shape error.
+    #[test]
+    fn items_are_appended_in_order() {
+        for inputs_per_item in [0, 1, 2] {
+            let items: Vec<u64> = (0..37).collect();
+            let each = |_: usize, item: &u64, w: &mut Witness| -> Result<(), usize> {
+                for k in 0..inputs_per_item {
+                    w.inputs.push(Scalar::from(item * 10 + k));
+                }
+                w.aux.extend((0..3).map(|k| Scalar::from(item * 100 + k)));
+                Ok(())
+            };
+            let mut serial = Witness {
+                inputs: vec![Scalar::ONE],
+                aux: vec![Scalar::ZERO],
+            };
+            for (i, item) in items.iter().enumerate() {
+                each(i, item, &mut serial).unwrap();
+            }
+            let mut parallel = Witness {
+                inputs: vec![Scalar::ONE],
+                aux: vec![Scalar::ZERO],
+            };
+            append_in_parallel(&mut parallel, &items, each, |i, _, _| i).unwrap();
+            assert!(parallel == serial, "{inputs_per_item} inputs per item");
+        }
+        let uneven = |i: usize, _: &u64, w: &mut Witness| -> Result<(), usize> {
+            w.aux
+                .extend(std::iter::repeat_n(Scalar::ONE, 1 + usize::from(i == 5)));
+            Ok(())
+        };
+        let mut w = Witness::default();
+        let items: Vec<u64> = (0..8).collect();
+        assert_eq!(
+            append_in_parallel(&mut w, &items, uneven, |i, _, _| i),
+            Err(5)
+        );
+    }
 }

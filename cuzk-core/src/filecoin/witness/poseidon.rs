@@ -36,7 +36,16 @@ pub fn poseidon_hash<A: PoseidonArity>(
     preimage: &[Scalar],
     aux: &mut Vec<Scalar>,
 ) -> Result<Scalar, PoseidonWitnessError> {
-    let constants = A::PARAMETERS();
+    poseidon_hash_with(A::PARAMETERS(), preimage, aux)
+}
+
+/// As [`poseidon_hash`] with other constants of the same arity (SnapDeals derives its
+/// randomness with a hash type of its own, `POSEIDON_CONSTANTS_GEN_RANDOMNESS`).
+pub fn poseidon_hash_with<A: PoseidonArity>(
+    constants: &neptune::poseidon::PoseidonConstants<Scalar, A>,
+    preimage: &[Scalar],
+    aux: &mut Vec<Scalar>,
+) -> Result<Scalar, PoseidonWitnessError> {
     let width = constants.width();
     if preimage.len() + 1 != width {
         return Err(PoseidonWitnessError::PreimageLength {
