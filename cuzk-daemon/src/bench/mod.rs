@@ -99,6 +99,12 @@ pub struct BenchArgs {
     /// engine, no GPU, no parameters.
     #[arg(long)]
     pub witness_only: bool,
+    /// With --witness-only: also time this many of the partition's witnesses at once, each
+    /// on its own thread (gadgets, then native), for the cost per partition with every core
+    /// busy, as the engine's synthesis threads run them. Holds that many witnesses in memory
+    /// (about 4 GB each at 32 GiB).
+    #[arg(long, default_value_t = 0, requires = "witness_only")]
+    pub at_once: usize,
 }
 
 fn parse_probe_every(text: &str) -> Result<Duration, String> {

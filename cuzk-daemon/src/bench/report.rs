@@ -264,6 +264,7 @@ mod tests {
             probe_every: Duration::from_secs(5),
             vram_budget: None,
             witness_only: false,
+            at_once: 0,
         };
         let json = report.json(&args);
         assert_eq!(json["complete"], true);

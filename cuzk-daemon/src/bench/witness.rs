@@ -6,6 +6,7 @@
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
+use cuzk_core::bellperson_lite::matrices::Witness;
 use cuzk_core::filecoin::FilecoinJob;
 
 use super::BenchArgs;
@@ -60,6 +61,9 @@ pub(super) fn run(args: &BenchArgs, job: &FilecoinJob) -> Result<()> {
             g / n
         );
     }
+    let at_once = (args.at_once > 0)
+        .then(|| at_once(args.at_once, threads, partition))
+        .transpose()?;
     if let Some(path) = &args.json {
         let json = serde_json::json!({
             "kind": args.kind,
@@ -71,6 +75,7 @@ pub(super) fn run(args: &BenchArgs, job: &FilecoinJob) -> Result<()> {
             "median_gadgets_seconds": g,
             "median_native_seconds": n,
             "equal": equal,
+            "at_once": at_once,
         });
         std::fs::write(path, serde_json::to_vec_pretty(&json)?)
             .with_context(|| format!("writing {}", path.display()))?;
@@ -80,4 +85,64 @@ pub(super) fn run(args: &BenchArgs, job: &FilecoinJob) -> Result<()> {
         bail!("the native witness differs from the gadgets' (the engine would not use it)");
     }
     Ok(())
+}
+
+/// What `n` witnesses of `partition` computed at once cost, gadgets then native: the wall
+/// time of each batch and the core-seconds per witness (wall time x threads / n). The
+/// results are dropped after the clock stops.
+fn at_once(
+    n: usize,
+    threads: usize,
+    partition: &cuzk_core::Partition,
+) -> Result<serde_json::Value> {
+    let batch = |native: bool| -> Result<Option<f64>> {
+        if native && partition.native_witness().is_none() {
+            return Ok(None);
+        }
+        let started = Instant::now();
+        let witnesses = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..n)
+                .map(|_| {
+                    scope.spawn(move || -> Result<Witness> {
+                        if native {
+                            let w = partition.native_witness().expect("checked above");
+                            w.map_err(|e| anyhow!("the native witness: {e}"))
+                        } else {
+                            let w = partition.gadget_witness().expect("checked by the caller");
+                            w.context("the gadgets' witness")
+                        }
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().map_err(|_| anyhow!("a witness thread panicked"))?)
+                .collect::<Result<Vec<Witness>>>()
+        })?;
+        let wall = started.elapsed().as_secs_f64();
+        drop(witnesses);
+        Ok(Some(wall))
+    };
+    let gadgets = batch(false)?.unwrap_or_default();
+    let native = batch(true)?;
+    let per = |wall: f64| wall * threads as f64 / n as f64;
+    print!(
+        "{n} at once: gadgets {gadgets:.2} s ({:.2} core-s per witness)",
+        per(gadgets)
+    );
+    match native {
+        Some(native) => println!(
+            ", native {native:.2} s ({:.2} core-s per witness, {:.1}x)",
+            per(native),
+            gadgets / native
+        ),
+        None => println!(),
+    }
+    Ok(serde_json::json!({
+        "witnesses": n,
+        "gadgets_seconds": gadgets,
+        "native_seconds": native,
+        "gadgets_core_seconds_per_witness": per(gadgets),
+        "native_core_seconds_per_witness": native.map(per),
+    }))
 }
