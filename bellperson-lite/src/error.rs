@@ -92,4 +92,6 @@ pub enum VerifyError {
     MalformedProof(String),
     #[error("expected {expected} public inputs for this verifying key, got {actual}")]
     InputCount { expected: usize, actual: usize },
+    #[error("summing the public inputs: {0}")]
+    InputSum(#[source] ProverError),
 }

@@ -10,6 +10,7 @@ use group::Curve;
 use pairing::{MillerLoopResult, MultiMillerLoop};
 
 use crate::error::VerifyError;
+use crate::msm::msm_g1;
 use crate::params::VerifyingKey;
 use crate::proof::Proof;
 
@@ -56,11 +57,12 @@ pub fn verify_proof(
             actual: public_inputs.len(),
         });
     }
-    let mut acc = G1Projective::from(pvk.ic[0]);
-    for (input, base) in public_inputs.iter().zip(&pvk.ic[1..]) {
-        acc += base * input;
-    }
-    let acc = acc.to_affine();
+    // One multi-scalar multiplication rather than a scalar multiplication per input: a
+    // WindowPoSt partition has 25,840 inputs, which one by one took 2.8 s of its self-check
+    // on the H200 machine.
+    let acc = (G1Projective::from(pvk.ic[0])
+        + msm_g1(&pvk.ic[1..], public_inputs, None).map_err(VerifyError::InputSum)?)
+    .to_affine();
     let b = G2Prepared::from(proof.b);
     let lhs = Bls12::multi_miller_loop(&[
         (&proof.a, &b),

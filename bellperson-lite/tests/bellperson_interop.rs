@@ -211,3 +211,55 @@ fn circuits_of_different_shapes_cannot_share_a_batch() {
         "{err}"
     );
 }
+
+/// Many public inputs, each squared into a private value (WindowPoSt partitions have 25,840;
+/// the verifier sums them in one multi-scalar multiplication).
+#[derive(Clone)]
+struct ManyInputs(Vec<Scalar>);
+
+impl Circuit<Scalar> for ManyInputs {
+    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        for (i, x) in self.0.iter().enumerate() {
+            let input = cs.alloc_input(|| format!("x{i}"), || Ok(*x))?;
+            let square = cs.alloc(|| format!("x{i}^2"), || Ok(x.square()))?;
+            cs.enforce(
+                || format!("x{i}*x{i}"),
+                |lc| lc + input,
+                |lc| lc + input,
+                |lc| lc + square,
+            );
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn many_public_inputs_verify_like_bellperson() {
+    let mut rng = rng(13);
+    let inputs: Vec<Scalar> = (0..700).map(|_| Scalar::random(&mut rng)).collect();
+    let circuit = ManyInputs(inputs.clone());
+    let theirs = bp::generate_random_parameters::<Bls12, _, _>(circuit.clone(), &mut rng).unwrap();
+    let ours = from_bellperson(&theirs);
+    let (r, s) = (Scalar::random(&mut rng), Scalar::random(&mut rng));
+    let proof = create_proof(circuit, &ours, r, s).unwrap();
+    let pvk = prepare_verifying_key(&ours.vk);
+    let their_pvk = bp::prepare_verifying_key(&theirs.vk);
+    assert!(verify_proof(&pvk, &proof, &inputs).unwrap());
+    assert!(bp::verify_proof(&their_pvk, &bp_proof(&proof), &inputs).unwrap());
+    for changed in [0, 350, 699] {
+        let mut wrong = inputs.clone();
+        wrong[changed] += Scalar::ONE;
+        assert!(
+            !verify_proof(&pvk, &proof, &wrong).unwrap(),
+            "input {changed}"
+        );
+        assert!(!bp::verify_proof(&their_pvk, &bp_proof(&proof), &wrong).unwrap());
+    }
+    assert!(matches!(
+        verify_proof(&pvk, &proof, &inputs[1..]),
+        Err(bellperson_lite::VerifyError::InputCount {
+            expected: 700,
+            actual: 699
+        })
+    ));
+}
