@@ -316,8 +316,9 @@ async fn filecoin_kinds_end_to_end_through_the_daemon() {
         "filecoin-proofs' verify_window_post accepts it"
     );
     assert!(!check(&flipped(&proof)));
-    // The first PoSt partitions of each circuit id checked their native witnesses against the
-    // gadgets'; this one uses the native witness, and its proof verifies.
+    // The first partitions of each circuit id (PoRep, WinningPoSt, WindowPoSt) checked their
+    // native witnesses against the gadgets'; the bare-form PoRep above used PoRep's, and this
+    // one uses WindowPoSt's; their proofs verify.
     let again = proto::SubmitProofRequest {
         request_id: format!("{}-again", window.request_id),
         ..window.clone()
@@ -331,8 +332,8 @@ async fn filecoin_kinds_end_to_end_through_the_daemon() {
         .into_inner()
         .prometheus_text;
     for line in [
-        "cuzk_native_witness_total{outcome=\"checked_equal\"} 2",
-        "cuzk_native_witness_total{outcome=\"used\"} 1",
+        "cuzk_native_witness_total{outcome=\"checked_equal\"} 3",
+        "cuzk_native_witness_total{outcome=\"used\"} 2",
     ] {
         assert!(metrics.contains(line), "{line} in:\n{metrics}");
     }
@@ -982,9 +983,8 @@ fn cuzk_bench_measures_synthetic_inputs() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("proves snap-2k, not wpost-2k"));
 }
 
-/// `cuzk bench --witness-only`: the native witness of a synthetic WindowPoSt partition is the
-/// gadgets', without parameters or an engine; a kind without a native generator times the
-/// gadgets alone.
+/// `cuzk bench --witness-only`: the native witness of a synthetic partition is the gadgets',
+/// without parameters or an engine; `--at-once` times several side by side.
 #[test]
 fn cuzk_bench_times_the_witness_alone() {
     let dir = tempfile::tempdir().unwrap();
@@ -1010,6 +1010,21 @@ fn cuzk_bench_times_the_witness_alone() {
     assert_eq!(figures["equal"], true, "{figures}");
     assert_eq!(figures["native_seconds"].as_array().unwrap().len(), 2);
     assert_eq!(figures["gadgets_seconds"].as_array().unwrap().len(), 2);
-    let said = witness_only("snap", "1", &[]);
-    assert!(said.contains("no native generator"), "{said}");
+    let said = witness_only(
+        "snap",
+        "1",
+        &["--at-once", "2", "--json", json.to_str().unwrap()],
+    );
+    assert!(said.contains("2 at once: gadgets"), "{said}");
+    let figures: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(figures["equal"], true, "{figures}");
+    assert_eq!(figures["at_once"]["witnesses"], 2, "{figures}");
+    assert!(
+        figures["at_once"]["native_core_seconds_per_witness"]
+            .as_f64()
+            .unwrap()
+            > 0.0,
+        "{figures}"
+    );
 }
