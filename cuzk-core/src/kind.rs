@@ -127,6 +127,13 @@ impl Partition {
         self.matrix_path.as_ref().map(|path| (path.witness)())
     }
 
+    /// Whether the partition has a native witness generator.
+    pub fn has_native_witness(&self) -> bool {
+        self.matrix_path
+            .as_ref()
+            .is_some_and(|path| path.native.is_some())
+    }
+
     /// The partition's witness from its native generator; `None` without one.
     #[allow(clippy::type_complexity)]
     pub fn native_witness(

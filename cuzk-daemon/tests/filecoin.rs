@@ -983,8 +983,9 @@ fn cuzk_bench_measures_synthetic_inputs() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("proves snap-2k, not wpost-2k"));
 }
 
-/// `cuzk bench --witness-only`: the native witness of a synthetic partition is the gadgets',
-/// without parameters or an engine; `--at-once` times several side by side.
+/// `cuzk bench --witness-only`: the native witness of a synthetic partition is the gadgets'
+/// (and, with `--full`, a full synthesis's), without parameters or an engine; `--at-once`
+/// times several side by side.
 #[test]
 fn cuzk_bench_times_the_witness_alone() {
     let dir = tempfile::tempdir().unwrap();
@@ -1013,13 +1014,24 @@ fn cuzk_bench_times_the_witness_alone() {
     let said = witness_only(
         "snap",
         "1",
-        &["--at-once", "2", "--json", json.to_str().unwrap()],
+        &["--full", "--at-once", "2", "--json", json.to_str().unwrap()],
     );
-    assert!(said.contains("2 at once: gadgets"), "{said}");
+    assert!(said.contains("2 at once: full"), "{said}");
     let figures: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(figures["equal"], true, "{figures}");
+    assert!(
+        figures["median_full_seconds"].as_f64().unwrap() > 0.0,
+        "{figures}"
+    );
     assert_eq!(figures["at_once"]["witnesses"], 2, "{figures}");
+    assert!(
+        figures["at_once"]["full_core_seconds_per_witness"]
+            .as_f64()
+            .unwrap()
+            > 0.0,
+        "{figures}"
+    );
     assert!(
         figures["at_once"]["native_core_seconds_per_witness"]
             .as_f64()

@@ -105,6 +105,10 @@ pub struct BenchArgs {
     /// (about 4 GB each at 32 GiB).
     #[arg(long, default_value_t = 0, requires = "witness_only")]
     pub at_once: usize,
+    /// With --witness-only: also time a full synthesis (the witness and a, b, c, as the CPU
+    /// prover needs them), and check its witness against the others.
+    #[arg(long, requires = "witness_only")]
+    pub full: bool,
 }
 
 fn parse_probe_every(text: &str) -> Result<Duration, String> {

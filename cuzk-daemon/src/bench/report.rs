@@ -265,6 +265,7 @@ mod tests {
             vram_budget: None,
             witness_only: false,
             at_once: 0,
+            full: false,
         };
         let json = report.json(&args);
         assert_eq!(json["complete"], true);
