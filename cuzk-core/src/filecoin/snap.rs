@@ -367,5 +367,14 @@ mod tests {
             }),
             SnapWitnessError::Shape(_)
         ));
+        // No bits below the partition's: refused, not a division by zero.
+        assert!(matches!(
+            refused(&|p| {
+                p.shape.partition_bit_len = p.shape.challenge_bit_len;
+                p.shape.apex_leaf_bit_len = 0;
+                p.apex_leafs.truncate(1);
+            }),
+            SnapWitnessError::Shape(_)
+        ));
     }
 }

@@ -108,6 +108,20 @@ pub fn empty_sector_update(p: &SnapPartition) -> Result<Witness, SnapWitnessErro
     if s.challenge_bit_len < s.partition_bit_len + s.apex_leaf_bit_len {
         return shape("fewer challenge bits than partition and apex bits".into());
     }
+    // Each digest gives at least one challenge of the bits below the partition's, and
+    // k_and_h_select holds the partition's bits and one per h.
+    let below = s.challenge_bit_len - s.partition_bit_len;
+    if below == 0
+        || below > Scalar::CAPACITY as usize
+        || s.partition_bit_len + s.hs.len() > Scalar::NUM_BITS as usize
+    {
+        return shape(format!(
+            "{} challenge bits, {} partition bits and {} values of h",
+            s.challenge_bit_len,
+            s.partition_bit_len,
+            s.hs.len()
+        ));
+    }
     if p.apex_leafs.len() != 1 << s.apex_leaf_bit_len {
         return shape(format!(
             "{} apex leaves for {} apex bits",
