@@ -373,17 +373,7 @@ mod tests {
         })
         .expect("the synthetic sector is accepted");
         let partition = &job.partitions[0];
-        let expected = partition.gadget_witness().unwrap().unwrap();
-        let native = partition.native_witness().unwrap().unwrap();
-        assert_eq!(native.inputs.len(), expected.inputs.len(), "input count");
-        assert!(native.inputs == expected.inputs, "input values");
-        assert_eq!(native.aux.len(), expected.aux.len(), "aux count");
-        let first_difference = native
-            .aux
-            .iter()
-            .zip(&expected.aux)
-            .position(|(a, b)| a != b);
-        assert_eq!(first_difference, None, "aux values");
+        crate::filecoin::witness::assert_native_equals_gadgets(partition);
     }
 
     #[test]

@@ -95,6 +95,23 @@ where
         })
 }
 
+/// Test helper for the kinds: `partition`'s native witness against its gadgets' witness (the
+/// circuit run in the witness-only constraint system), every input and aux value.
+#[cfg(test)]
+pub(crate) fn assert_native_equals_gadgets(partition: &crate::Partition) {
+    let expected = partition.gadget_witness().unwrap().unwrap();
+    let native = partition.native_witness().unwrap().unwrap();
+    assert_eq!(native.inputs.len(), expected.inputs.len(), "input count");
+    assert!(native.inputs == expected.inputs, "input values");
+    assert_eq!(native.aux.len(), expected.aux.len(), "aux count");
+    let first_difference = native
+        .aux
+        .iter()
+        .zip(&expected.aux)
+        .position(|(a, b)| a != b);
+    assert_eq!(first_difference, None, "aux values");
+}
+
 /// `count` slices of `n` values each, empty ones where `n` is 0 (SnapDeals' challenges have
 /// no inputs: chunks of zero would be no slices at all, and no item computed).
 fn item_slices(values: &mut [Scalar], n: usize, count: usize) -> Vec<&mut [Scalar]> {
