@@ -22,6 +22,8 @@ use std::time::{Duration, Instant};
 
 use blstrs::{G2Projective, Scalar};
 use rayon::prelude::*;
+/// Whether a batch takes the GPU in turn or runs beside the other proofs ([`GpuTarget::priority`]).
+pub use supraseal_c2::groth16::Priority;
 use supraseal_c2::groth16::{
     self, CircuitInputs, DeviceMatrices, DeviceParams, Evaluations, GpuLocks, HostMatrices,
     MatricesRef, PendingGpu, QueryVectors, Residency, SparseRowsRef, UploadSignal,
@@ -258,6 +260,7 @@ where
         locks,
         b_g2,
         matrices: None,
+        priority: Priority::Normal,
     };
     prove_start_on(target, assignments, params, r_s, s_s)
 }
@@ -275,6 +278,9 @@ pub struct GpuTarget<'a> {
     /// ([`ConstraintMatrices::witness_assignment`]), and the GPU evaluates them from the
     /// witness, which saves the host computing and uploading three domain-sized vectors.
     pub matrices: Option<&'a DeviceMatrices>,
+    /// Whether the batch takes the GPU in turn with other proofs, or, for a proof with a
+    /// deadline, runs beside them ([`Priority::Urgent`]).
+    pub priority: Priority,
 }
 
 /// The first half of a GPU proof, on `target`: checks, CPU preparation, B_G2 started, GPU
@@ -294,6 +300,7 @@ where
         locks,
         b_g2,
         matrices,
+        priority,
     } = target;
     let started = Instant::now();
     match matrices {
@@ -387,7 +394,7 @@ where
         .collect();
     // Whether every constraint holds is checked on the GPU, before H overwrites a, b and c
     // (reported by GpuPending::finish).
-    let gpu = match groth16::start(locks, device_params, &circuits, Some(&uploaded)) {
+    let gpu = match groth16::start(locks, device_params, &circuits, priority, Some(&uploaded)) {
         Ok(gpu) => gpu,
         Err(e) => {
             // Let the B_G2 thread end before reporting; its result is not needed.

@@ -69,9 +69,10 @@ pub struct EngineConfig {
     /// The CRITICAL lane: one more synthesis thread, and one more prover per GPU (or one more
     /// CPU prover), that take only CRITICAL partitions, plus `memory.critical_reserve`, so a
     /// WinningPoSt waits neither for a thread, nor for bytes, nor for a prover held by other
-    /// work. Idle otherwise. Default true.
+    /// work; on a GPU a CRITICAL proof also runs beside the proof holding the GPU instead of
+    /// waiting for its kernels (`docs/engine.md`). Idle otherwise. Default true.
     pub critical_lane: bool,
-    /// Use a kind's native witness generator (Filecoin PoSt) for a circuit id once its first
+    /// Use a kind's native witness generator (the Filecoin kinds) for a circuit id once its first
     /// partition's native witness has equalled the gadgets' (`cuzk_core::native_witness`).
     /// Default true.
     pub native_witness: bool,

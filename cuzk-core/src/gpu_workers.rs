@@ -15,7 +15,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bellperson_lite::gpu::GpuPending;
+use bellperson_lite::gpu::{GpuPending, Priority as GpuPriority};
 use bellperson_lite::{Parameters, ProverError};
 use crossbeam_channel::{Receiver, Sender};
 use supraseal_c2::CudaError;
@@ -24,6 +24,7 @@ use crate::budget::Reservation;
 use crate::engine::Shared;
 use crate::gpu_device::{GpuDevice, FAULTS_TO_RETIRE};
 use crate::handoff::HandOffReceiver;
+use crate::job::{GpuPhases, Priority};
 use crate::panics::panic_message;
 use crate::pipeline::{gpu_prove_finish, gpu_prove_start, Synthesized};
 use crate::scheduler::QueuedPartition;
@@ -56,6 +57,19 @@ fn b_g2_threads(shared: &Shared) -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     cores.saturating_sub(shared.synthesizing.get()).max(1)
+}
+
+/// How a partition of `priority` shares the GPU: a CRITICAL one (a WinningPoSt, due within
+/// seconds) runs beside the proof holding the compute lock instead of waiting for its kernels,
+/// when the CRITICAL lane is on (`engine.critical_lane`); every other one takes the GPU in
+/// turn. HIGH work (a WindowPoSt partition, as large as a PoRep one) is not urgent: two proofs
+/// of that size side by side would only share the GPU, and double the VRAM in use.
+fn gpu_priority(priority: Priority, critical_lane: bool) -> GpuPriority {
+    if critical_lane && priority == Priority::Critical {
+        GpuPriority::Urgent
+    } else {
+        GpuPriority::Normal
+    }
 }
 
 /// A GPU worker (number `worker` of its device): the GPU half of each partition, then on to
@@ -156,6 +170,7 @@ pub(crate) fn gpu_worker_loop(
                 &device.locks,
                 Some(b_g2_threads(&shared)),
                 on_device.as_deref(),
+                gpu_priority(item.job.priority, shared.config.engine.critical_lane),
             )
         }));
         device.hold(worker, None);
@@ -255,6 +270,7 @@ pub(crate) fn finalizer_loop(
         // Traced before delivering: once its last proof is delivered, a job's caller may take
         // the timeline.
         if let Ok(Ok((_, timings))) = &finished {
+            item.job.add_timings(|t| t.gpu.add(&GpuPhases::of(timings)));
             let (lane, ordinal, started, ended) = gpu_half;
             if timings.chunk_points > 0 {
                 // Once per circuit id and process: the operator learns why this card's
@@ -282,5 +298,19 @@ pub(crate) fn finalizer_loop(
         let lane = Lane::Finalizer(index);
         shared.trace(lane, Phase::Finish, &item, started, Instant::now());
         deliver(&shared, item, &srs, "finishing the proof", finished);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_critical_work_is_urgent_and_only_with_the_lane() {
+        assert_eq!(gpu_priority(Priority::Critical, true), GpuPriority::Urgent);
+        assert_eq!(gpu_priority(Priority::Critical, false), GpuPriority::Normal);
+        for p in [Priority::High, Priority::Normal, Priority::Low] {
+            assert_eq!(gpu_priority(p, true), GpuPriority::Normal, "{p:?}");
+        }
     }
 }

@@ -61,5 +61,5 @@ pub use bellperson_lite;
 pub use config::Config;
 pub use engine::{Engine, EngineStatus, GpuStatus, QueueStatus, ShutdownReport, Submitted};
 pub use error::EngineError;
-pub use job::{JobId, JobResult, JobState, JobTimings, Priority, ProofRequest};
+pub use job::{GpuPhases, JobId, JobResult, JobState, JobTimings, Priority, ProofRequest};
 pub use kind::{CircuitProofs, Partition, ProofWork};

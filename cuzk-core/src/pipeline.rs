@@ -92,7 +92,7 @@ mod gpu {
     use std::sync::Arc;
 
     use bellperson_lite::gpu::{
-        device_params_with, prove_start_on, G2Placement, GpuPending, GpuTarget,
+        device_params_with, prove_start_on, G2Placement, GpuPending, GpuTarget, Priority,
     };
     use bellperson_lite::prover::PhaseTimings;
     use bellperson_lite::{Proof, ProverError, ProvingKey};
@@ -134,13 +134,15 @@ mod gpu {
     /// returns once the GPU is done with the circuits. `b_g2_threads`: with B's G2 placement
     /// "auto", the CPU threads the sum would get (`None`: all of them). `matrices`: the
     /// circuits' matrices on this GPU, when their assignments were synthesized without a, b
-    /// and c (`ConstraintMatrices::witness_assignment`).
+    /// and c (`ConstraintMatrices::witness_assignment`). `priority`: whether the proof takes
+    /// the GPU in turn or, urgent, runs beside the proof holding it.
     pub fn gpu_prove_start<P: ProvingKey + Send + Sync + 'static>(
         synth: Synthesized,
         params: &GpuParams<P>,
         gpu_mtx: &GpuLocks,
         b_g2_threads: Option<usize>,
         matrices: Option<&DeviceMatrices>,
+        priority: Priority,
     ) -> Result<GpuPending<P>, ProverError> {
         let b_g2 = match (params.b_g2, b_g2_threads) {
             (G2Placement::Auto, Some(threads)) => G2Placement::AutoWithThreads(threads),
@@ -151,6 +153,7 @@ mod gpu {
             locks: Some(gpu_mtx),
             b_g2,
             matrices,
+            priority,
         };
         prove_start_on(
             target,
@@ -174,7 +177,14 @@ mod gpu {
         params: &GpuParams<P>,
         gpu_mtx: &GpuLocks,
     ) -> Result<(Vec<Proof>, PhaseTimings), ProverError> {
-        gpu_prove_finish(gpu_prove_start(synth, params, gpu_mtx, None, None)?)
+        gpu_prove_finish(gpu_prove_start(
+            synth,
+            params,
+            gpu_mtx,
+            None,
+            None,
+            Priority::Normal,
+        )?)
     }
 }
 

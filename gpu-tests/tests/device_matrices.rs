@@ -16,7 +16,7 @@ use bellperson_lite::circuits::{InterleavedCircuit, MixCircuit, ShaCircuit};
 use bellperson_lite::generator::{generate_random_parameters, BenchmarkSrs, CircuitShape};
 use bellperson_lite::gpu::{
     device_matrices, device_params, device_params_with, matrices_ref, prove_start_on,
-    streamed_device_matrices, G2Placement, GpuTarget,
+    streamed_device_matrices, G2Placement, GpuTarget, Priority,
 };
 use bellperson_lite::matrices::{record_matrices, synthesize_witness, ConstraintMatrices};
 use bellperson_lite::prover::{batch_randomness, prove_from_assignments};
@@ -99,6 +99,7 @@ where
             locks: Some(locks),
             b_g2,
             matrices: Some(dm),
+            priority: Priority::Normal,
         };
         let (gpu, timings) = prove_start_on(target, witnesses.clone(), params, &r, &s)
             .and_then(|p| p.finish())
@@ -288,6 +289,7 @@ fn an_unsatisfied_witness_is_reported() {
         locks: Some(&locks),
         b_g2: G2Placement::Cpu,
         matrices: Some(&dm),
+        priority: Priority::Normal,
     };
     let (r, s) = batch_randomness(1, &mut rng);
     let result = prove_start_on(target, vec![witness], &params, &r, &s).and_then(|p| p.finish());
@@ -422,6 +424,7 @@ fn bad_matrices_and_mismatched_witnesses_are_typed_errors() {
         locks: Some(&locks),
         b_g2: G2Placement::Cpu,
         matrices: Some(&dm),
+        priority: Priority::Normal,
     };
     let (r, s) = batch_randomness(1, &mut rng);
     let other = record_matrices(MixCircuit::new(9, 0.5, 1))
@@ -463,6 +466,7 @@ fn prove_with_device_matrices(
         locks: Some(locks),
         b_g2: G2Placement::Cpu,
         matrices: Some(&dm),
+        priority: Priority::Normal,
     };
     let witness = matrices.witness_assignment(synthesize_witness(c.clone())?)?;
     let (r, s) = batch_randomness(1, &mut rng);

@@ -6,13 +6,15 @@
 //! (the compute-sanitizer runs) the sizes and counts are cut down, as each test prints.
 #![cfg(feature = "cuda")]
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use bellperson_lite::circuits::{MixCircuit, ShaCircuit};
 use bellperson_lite::generator::{generate_random_parameters, BenchmarkSrs, CircuitShape};
 use bellperson_lite::gpu::{
     device_params, device_params_with, prove_from_assignments_gpu, prove_from_assignments_on,
-    prove_start, prove_start_with, Backend, G2Placement,
+    prove_start, prove_start_on, prove_start_with, Backend, G2Placement, GpuTarget, Priority,
 };
 use bellperson_lite::prover::{batch_randomness, prove_from_assignments};
 use bellperson_lite::synthesis::{synthesize_circuit, ProvingAssignment};
@@ -359,6 +361,189 @@ fn workers_share_one_gpu() {
     assert_eq!(after.proofs_done - before.proofs_done, expected);
     assert_eq!(after.proofs_failed, before.proofs_failed);
     assert!(after.compute_busy_ns > before.compute_busy_ns);
+}
+
+/// While another proof's kernels hold the compute lock (simulated: the lock held for a few
+/// seconds), an urgent proof runs and gives the CPU's bytes, and an ordinary one waits.
+#[test]
+fn an_urgent_proof_runs_while_the_compute_lock_is_held() {
+    const HOLD_MS: u32 = 5000;
+    let mut rng = rng();
+    let locks = locks();
+    let c = ShaCircuit::new(if small() { 8 } else { 10 }, rng.gen());
+    let input = c.public_input();
+    let params = Arc::new(generate_random_parameters(c.clone(), &mut rng).unwrap());
+    let dp = device_params(&locks, Arc::clone(&params)).unwrap();
+    let assignment = synthesize_circuit(c).unwrap();
+    let (r, s) = randomness(&mut rng, 1);
+    let cpu = prove_from_assignments(vec![assignment.clone()], params.as_ref(), &r, &s)
+        .expect("CPU proof");
+    let prove = |priority| {
+        let target = GpuTarget {
+            device_params: &dp,
+            locks: Some(&locks),
+            b_g2: G2Placement::Gpu,
+            matrices: None,
+            priority,
+        };
+        prove_start_on(target, vec![assignment.clone()], &params, &r, &s)
+            .and_then(|p| p.finish())
+            .map(|(proofs, timings)| (proofs[0].to_bytes(), timings))
+    };
+    // Each priority once with the GPU free: the same bytes as the CPU's.
+    for priority in [Priority::Normal, Priority::Urgent] {
+        let (bytes, _) = prove(priority).unwrap();
+        assert_eq!(
+            bytes,
+            cpu[0].to_bytes(),
+            "{priority:?} proof differs from the CPU's"
+        );
+    }
+
+    let (holding, released) = (AtomicBool::new(false), AtomicBool::new(false));
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            holding.store(true, Ordering::SeqCst);
+            locks.hold_compute(HOLD_MS).unwrap();
+            released.store(true, Ordering::SeqCst);
+        });
+        while !holding.load(Ordering::SeqCst) {
+            std::thread::yield_now();
+        }
+        std::thread::sleep(Duration::from_millis(200)); // the holder has the lock by now
+        let normal = scope.spawn(|| prove(Priority::Normal));
+        let (bytes, timings) = prove(Priority::Urgent).unwrap();
+        assert!(
+            !released.load(Ordering::SeqCst),
+            "the urgent proof ended after the compute lock was released: it waited for it \
+             ({timings:?})"
+        );
+        assert_eq!(bytes, cpu[0].to_bytes());
+        assert!(
+            timings.wait_compute < Duration::from_millis(100),
+            "{timings:?}"
+        );
+        let (bytes, timings) = normal.join().unwrap().unwrap();
+        assert!(
+            timings.wait_compute > Duration::from_millis(u64::from(HOLD_MS) / 2),
+            "the ordinary proof did not wait for the compute lock ({timings:?})"
+        );
+        assert_eq!(bytes, cpu[0].to_bytes());
+    });
+    let pvk = prepare_verifying_key(&params.vk);
+    assert!(verify_proof(&pvk, &cpu[0], &[input]).unwrap());
+    assert_eq!(locks.info().unwrap().proofs_failed, 0);
+}
+
+/// Urgent proofs started while a large ordinary proof's kernels run end before those kernels
+/// do: their kernels run beside the running ones (stream priority), with nothing (a lock, a
+/// memory-pool dependency on the other proof's stream) making them wait for its end.
+#[test]
+fn urgent_proofs_overtake_running_kernels() {
+    let mut rng = rng();
+    let locks = locks();
+    let log = if small() { 16 } else { 22 };
+    let big = synthesize_circuit(MixCircuit::new(log, 0.1, rng.next_u64())).unwrap();
+    let big_srs = Arc::new(BenchmarkSrs::new(CircuitShape::of(&big), &mut rng).unwrap());
+    let big_dp = device_params(&locks, Arc::clone(&big_srs)).unwrap();
+    let small_c = ShaCircuit::new(10, rng.gen());
+    let small_params = Arc::new(generate_random_parameters(small_c.clone(), &mut rng).unwrap());
+    let small_dp = device_params(&locks, Arc::clone(&small_params)).unwrap();
+    let small_assignment = synthesize_circuit(small_c).unwrap();
+    let (r, s) = randomness(&mut rng, 1);
+    let prove_big = || {
+        let target = GpuTarget {
+            device_params: &big_dp,
+            locks: Some(&locks),
+            b_g2: G2Placement::Gpu,
+            matrices: None,
+            priority: Priority::Normal,
+        };
+        prove_start_on(target, vec![big.clone()], &big_srs, &r, &s)
+            .and_then(|p| p.finish())
+            .unwrap()
+            .1
+    };
+    let prove_urgent = || {
+        let target = GpuTarget {
+            device_params: &small_dp,
+            locks: Some(&locks),
+            b_g2: G2Placement::Gpu,
+            matrices: None,
+            priority: Priority::Urgent,
+        };
+        prove_start_on(
+            target,
+            vec![small_assignment.clone()],
+            &small_params,
+            &r,
+            &s,
+        )
+        .and_then(|p| p.finish())
+        .unwrap();
+    };
+    prove_big(); // warm: the pool's memory, the NTT tables
+    prove_urgent();
+    let alone = std::time::Instant::now();
+    prove_urgent();
+    let alone = alone.elapsed();
+    let done = AtomicBool::new(false);
+    let (big_timings, big_end, urgent) = std::thread::scope(|scope| {
+        let urgent = scope.spawn(|| {
+            let mut runs = Vec::new();
+            while !done.load(Ordering::SeqCst) {
+                let start = std::time::Instant::now();
+                prove_urgent();
+                runs.push((start, std::time::Instant::now()));
+                std::thread::sleep(Duration::from_millis(3));
+            }
+            runs
+        });
+        let timings = prove_big();
+        let end = std::time::Instant::now();
+        done.store(true, Ordering::SeqCst);
+        (timings, end, urgent.join().unwrap())
+    });
+    let kernels = big_timings.gpu_kernels();
+    // The urgent proofs that started while the big one's kernels ran, well before their end.
+    let window_start = big_end - kernels;
+    let inside: Vec<Duration> = urgent
+        .iter()
+        .filter(|(start, _)| *start > window_start && *start + kernels / 4 < big_end)
+        .map(|(start, end)| *end - *start)
+        .collect();
+    // The urgent runs that overlapped the kernels, in ms from the kernels' start (to see
+    // what they waited for when the assertions fail).
+    let overlapping: Vec<(i128, i128)> = urgent
+        .iter()
+        .filter(|(start, end)| *end > window_start && *start < big_end)
+        .map(|(start, end)| {
+            let ms = |t: &std::time::Instant| {
+                if *t >= window_start {
+                    (*t - window_start).as_millis() as i128
+                } else {
+                    -((window_start - *t).as_millis() as i128)
+                }
+            };
+            (ms(start), ms(end))
+        })
+        .collect();
+    eprintln!(
+        "mix 2^{log}: kernels {kernels:?}; urgent sha 2^10 alone {alone:?}; {} urgent proofs \
+         started inside its kernels, latencies {inside:?}; runs beside the kernels (ms from \
+         their start): {overlapping:?}",
+        inside.len()
+    );
+    assert!(
+        !inside.is_empty(),
+        "no urgent proof started inside the kernels"
+    );
+    for latency in &inside {
+        assert!(
+            *latency < kernels / 4,
+            "an urgent proof took {latency:?} beside kernels of {kernels:?}: it waited for them"
+        );
+    }
 }
 
 #[test]

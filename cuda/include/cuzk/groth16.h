@@ -238,17 +238,33 @@ typedef struct cuzk_groth16_pending cuzk_groth16_pending_t;
  * It must return quickly and must not call back into this library. */
 typedef void (*cuzk_uploaded_fn)(void* ctx, size_t circuit);
 
+/* Values of `priority` for generate_groth16_proofs_start_c. */
+enum cuzk_priority {
+    /* Uploads under the memory lock, kernels under the compute lock: proofs take the GPU in turn. */
+    CUZK_PRIORITY_NORMAL = 0,
+    /* For a proof with a deadline (Filecoin's WinningPoSt): one at a time per device, under a
+     * lock of its own instead of those two, with its kernels on a stream of the device's
+     * greatest priority, so that they run beside (and are scheduled before) the kernels of the
+     * proof holding the compute lock, instead of waiting for them to end. Its VRAM comes from
+     * the same budget; while it waits for room, ordinary proofs wait behind it. */
+    CUZK_PRIORITY_URGENT = 1,
+};
+
 /* Runs the GPU part for `count` circuits of the same shape against `params`: for each circuit,
  * under `locks` (null: the process-wide locks of the parameters' device), reserve VRAM and
  * upload its inputs under the memory lock, then run the NTTs, MSMs and batch additions under
- * the compute lock, on a stream of this call's own. Returns when the GPU work is done; the
- * caller's buffers are no longer used after it returns. `uploaded` (may be null) is called
- * after each circuit's uploads. On success `*out` owns the results until
+ * the compute lock (or as `priority` says), on a stream of this call's own. Returns when the
+ * GPU work is done; the caller's buffers are no longer used after it returns. `uploaded` (may
+ * be null) is called after each circuit's uploads. On success `*out` owns the results until
  * generate_groth16_proofs_finish_c or generate_groth16_proofs_destroy_c. */
 cuzk_error_t generate_groth16_proofs_start_c(cuzk_gpu_locks_t* locks, const cuzk_groth16_params_t* params,
                                              const cuzk_groth16_circuit_t* circuits, size_t count,
-                                             cuzk_uploaded_fn uploaded, void* uploaded_ctx,
+                                             int priority, cuzk_uploaded_fn uploaded, void* uploaded_ctx,
                                              cuzk_groth16_pending_t** out);
+
+/* Testing: holds the compute lock of `locks` for `ms` milliseconds, then returns (as a long
+ * proof's kernels would hold it). */
+cuzk_error_t cuzk_gpu_locks_hold_compute(cuzk_gpu_locks_t* locks, uint32_t ms);
 
 /* Copies the results of a pending batch (`count` as given to start), and its timings (may be
  * null) out, and frees the handle, also when it reports an error. `unsatisfied` (may be

@@ -2,15 +2,24 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <thread>
 
 #include "groth16/locks.cuh"
 #include "ntt/ntt.cuh"
 
 namespace cuzk::groth16 {
 
-void vram_budget_t::reserve(size_t bytes) {
+void vram_budget_t::reserve(size_t bytes, bool urgent) {
     std::unique_lock<std::mutex> lock(mu_);
-    freed_.wait(lock, [&] { return used_ + bytes <= total_ || bytes > total_ - held_; });
+    if (urgent) urgent_waiting_++;
+    freed_.wait(lock, [&] {
+        return (used_ + bytes <= total_ && (urgent || urgent_waiting_ == 0)) || bytes > total_ - held_;
+    });
+    if (urgent) {
+        urgent_waiting_--;
+        // Ordinary working sets that fit were waiting behind this one.
+        freed_.notify_all();
+    }
     if (bytes > total_ - held_)
         throw invalid_argument("a proof needs " + std::to_string(bytes >> 20) + " MiB of VRAM, more than the " +
                                std::to_string((total_ - held_) >> 20) + " MiB its GPU's budget of " +
@@ -98,6 +107,22 @@ size_t vram_budget_t::peak() const {
 
 namespace {
 
+// Keeps the device's stream-ordered pool from making one proof's stream wait for another's.
+// By default an allocation may take a block that another stream has freed but not yet reached
+// (a proof enqueues all its kernels and their scratch frees at once, then waits), adding a
+// dependency on that stream, so that an urgent proof's allocations could wait for the end of
+// the ordinary proof running beside it, whatever its stream's priority (on the H200 no urgent
+// proof ended inside a mix 2^22 proof's 386 ms of kernels; this is the likely cause, and the
+// GPU test urgent_proofs_overtake_running_kernels checks the result). Without those dependencies
+// a block freed on another stream is reused only once that free has run, and the pool grows
+// otherwise; the VRAM budget already counts each proof's working set in full.
+void separate_streams_in_pool(int device) {
+    cudaMemPool_t pool;
+    CUZK_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+    int allow = 0;
+    CUZK_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolReuseAllowInternalDependencies, &allow));
+}
+
 // Builds the locks of `device`: selects it, measures the budget, makes the NTT tables and
 // sets the pool to keep what it is given (so that scratch allocations on the proving path are
 // served from the pool, with no driver call that would wait for the whole device).
@@ -109,6 +134,7 @@ std::unique_ptr<cuzk_gpu_locks> make_locks(int device, size_t budget) {
     CUZK_CUDA_CHECK(cudaSetDevice(device));
     ntt::warm_up();
     keep_freed_pool_memory(device);
+    separate_streams_in_pool(device);
     if (budget == 0) {
         size_t free_bytes = 0, total_bytes = 0;
         CUZK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -165,5 +191,13 @@ extern "C" cuzk_error_t cuzk_gpu_locks_force_chunks(cuzk_gpu_locks_t* locks, siz
         // A multiple of 64: chunks split the ones' bitmaps at word boundaries.
         locks->forced_chunk = (chunk_points + 63) / 64 * 64;
         locks->forced_c_late = c_late != 0;
+    });
+}
+
+extern "C" cuzk_error_t cuzk_gpu_locks_hold_compute(cuzk_gpu_locks_t* locks, uint32_t ms) {
+    return guard([&] {
+        CUZK_REQUIRE(locks != nullptr, "gpu locks hold compute: null locks");
+        groth16::compute_section_t held(*locks);
+        std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     });
 }

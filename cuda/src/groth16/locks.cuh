@@ -23,8 +23,9 @@ class vram_budget_t {
 public:
     explicit vram_budget_t(size_t total) : total_(total) {}
 
-    // A proof's working set: waits until it fits (see above).
-    void reserve(size_t bytes);
+    // A proof's working set: waits until it fits (see above). An urgent one is served first:
+    // while one waits, ordinary working sets wait behind it even where they would fit.
+    void reserve(size_t bytes, bool urgent = false);
     void release(size_t bytes);
     enum class hold_t { held, no_room, over_limit };
     // Holds `bytes` if they fit now and the held bytes stay at most `held_limit` (one
@@ -44,6 +45,7 @@ private:
     std::condition_variable freed_;
     size_t used_ = 0;  // held bytes included
     size_t held_ = 0;
+    size_t urgent_waiting_ = 0;
     size_t peak_ = 0;
 };
 
@@ -53,9 +55,9 @@ private:
 // queued work still uses.
 class reservation_t {
 public:
-    reservation_t(vram_budget_t& budget, size_t bytes, cudaStream_t sync_before_release)
+    reservation_t(vram_budget_t& budget, size_t bytes, cudaStream_t sync_before_release, bool urgent = false)
         : budget_(budget), bytes_(bytes), stream_(sync_before_release) {
-        budget_.reserve(bytes_);
+        budget_.reserve(bytes_, urgent);
     }
     ~reservation_t() {
         if (stream_) cudaStreamSynchronize(stream_);  // errors were reported by the proof itself
@@ -103,7 +105,11 @@ struct cuzk_gpu_locks {
     static constexpr size_t STAGING_CHUNK = size_t(32) << 20;
 
     explicit cuzk_gpu_locks(int dev, size_t budget)
-        : device(dev), vram(budget), staging(STAGING_CHUNK), compute_staging(STAGING_CHUNK) {}
+        : device(dev),
+          vram(budget),
+          staging(STAGING_CHUNK),
+          compute_staging(STAGING_CHUNK),
+          urgent_staging(STAGING_CHUNK) {}
 
     // The device this object serves; every call made under it selects it first.
     const int device;
@@ -120,6 +126,13 @@ struct cuzk_gpu_locks {
     // cannot be taken under the compute lock (a worker holding it may wait for VRAM that only
     // the computing proof gives back).
     cuzk::groth16::upload_staging_t compute_staging;
+    // Held for the whole of an urgent proof (CUZK_PRIORITY_URGENT), which takes neither lock
+    // above: its uploads go beside the ordinary proof's, and its kernels run on a stream of
+    // the greatest priority beside the kernels that hold the compute lock, so that a
+    // deadline-bound proof does not wait for a long one. One urgent proof at a time.
+    std::mutex urgent;
+    // The pinned buffers of the urgent proof's uploads (both phases); used only under `urgent`.
+    cuzk::groth16::upload_staging_t urgent_staging;
     // Testing and benchmarks (cuzk_gpu_locks_force_chunks): with a non-zero chunk, every proof
     // takes the bounded-VRAM plan with at most this many points per chunk; with c_late also,
     // it holds only two of a, b and c at once.

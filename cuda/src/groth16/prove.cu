@@ -1,10 +1,12 @@
 // The GPU part of the Groth16 prover (cuzk/groth16.h): per circuit, reserve and upload under
 // the memory lock, then the H pipeline, the four G1 MSMs and (when asked) B's G2 MSM under the
-// compute lock.
+// compute lock; an urgent proof does both under its own lock instead, on a stream of the
+// greatest priority.
 #include <algorithm>
 #include <cstddef>
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <chrono>
 #include <string>
 #include <type_traits>
@@ -123,13 +125,13 @@ struct uploaded_hook_t {
 
 // Enqueues the check of a*b = c with c read from the host a chunk at a time (the bounded
 // plan's c_late: c has no buffer of its own yet).
-void check_satisfied_by_chunks(cuzk_gpu_locks& locks, const fr_t* d_a, const fr_t* d_b, const cuzk_fr_t* c,
+void check_satisfied_by_chunks(upload_staging_t& staging, const fr_t* d_a, const fr_t* d_b, const cuzk_fr_t* c,
                                size_t len, size_t chunk, uint32_t* d_first, cudaStream_t s) {
     dev_ptr_t<fr_t> d_c(std::min(len, chunk), s);
     for (size_t lo = 0; lo < len; lo += chunk) {
         const size_t part = std::min(chunk, len - lo);
         // The previous chunk's check is ahead of this copy on the stream.
-        locks.compute_staging.upload(d_c, c + lo, part * sizeof(fr_t), s);
+        staging.upload(d_c, c + lo, part * sizeof(fr_t), s);
         unsatisfied_kernel<<<msm::blocks_for(part, 256), 256, 0, s>>>(d_a + lo, d_b + lo, d_c, part, uint32_t(lo),
                                                                        d_first);
         CUZK_LAUNCH_CHECK();
@@ -137,8 +139,8 @@ void check_satisfied_by_chunks(cuzk_gpu_locks& locks, const fr_t* d_a, const fr_
 }
 
 void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_circuit_t& c, uint32_t log_n,
-                   const stream_t& s, size_t index, const uploaded_hook_t& uploaded, cuzk_groth16_sums_t& out,
-                   uint32_t& unsatisfied, cuzk_groth16_timings_t& t) {
+                   const stream_t& s, bool urgent, size_t index, const uploaded_hook_t& uploaded,
+                   cuzk_groth16_sums_t& out, uint32_t& unsatisfied, cuzk_groth16_timings_t& t) {
     const size_t n = size_t(1) << log_n;
     const plan_t plan = choose_plan(locks, p, c, n);
     if (plan.bounded) {
@@ -149,9 +151,14 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
 
     // Memory phase: reserve, then enqueue the uploads. The reservation outlives every device
     // buffer below (declared first, destroyed last) and syncs the stream before it releases.
+    // An urgent proof holds its own lock throughout instead of the memory and compute locks.
     auto t0 = std::chrono::steady_clock::now();
-    std::unique_lock<std::mutex> memory(locks.memory);
-    reservation_t reservation(locks.vram, plan.bytes, s);
+    std::unique_lock<std::mutex> urgent_gate(locks.urgent, std::defer_lock), memory(locks.memory, std::defer_lock);
+    if (urgent) urgent_gate.lock();
+    else memory.lock();
+    upload_staging_t& staging_in = urgent ? locks.urgent_staging : locks.staging;
+    upload_staging_t& staging_late = urgent ? locks.urgent_staging : locks.compute_staging;
+    reservation_t reservation(locks.vram, plan.bytes, s, urgent);
     t.wait_memory_ms += ms_since(t0);
     auto t1 = std::chrono::steady_clock::now();
     // With c_late, c is uploaded into b's buffer once a*b is formed.
@@ -163,23 +170,24 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
         for (fr_t* d : {d_a.get(), d_b.get(), d_c.get()})
             if (n > abc_len) CUZK_CUDA_CHECK(cudaMemsetAsync(d + abc_len, 0, (n - abc_len) * sizeof(fr_t), s));
     } else {
-        upload_padded(d_a, c.a, c.abc_len, n, locks.staging, s);
-        upload_padded(d_b, c.b, c.abc_len, n, locks.staging, s);
-        if (!plan.c_late) upload_padded(d_c, c.c, c.abc_len, n, locks.staging, s);
+        upload_padded(d_a, c.a, c.abc_len, n, staging_in, s);
+        upload_padded(d_b, c.b, c.abc_len, n, staging_in, s);
+        if (!plan.c_late) upload_padded(d_c, c.c, c.abc_len, n, staging_in, s);
     }
-    device_split_t l(c.l, p.l.len, locks.staging, s), a(c.a_query, p.a.len, locks.staging, s),
-        b(c.b_g1, p.b_g1.len, locks.staging, s);
+    device_split_t l(c.l, p.l.len, staging_in, s), a(c.a_query, p.a.len, staging_in, s),
+        b(c.b_g1, p.b_g1.len, staging_in, s);
     dev_ptr_t<jacobian_t> d_sums(4, s);
     dev_ptr_t<g2_jacobian_t> d_b_g2(1, s);
     dev_ptr_t<uint32_t> d_unsatisfied(1, s);
     dev_ptr_t<uint8_t> staging;  // the whole plan's streamed parameters only
-    memory.unlock();
+    if (memory.owns_lock()) memory.unlock();
     t.upload_ms += ms_since(t1);
     uploaded(index);
 
     // Compute phase. The kernels queue behind the uploads on the same stream.
     auto t2 = std::chrono::steady_clock::now();
-    compute_section_t compute(locks);
+    std::optional<compute_section_t> compute;
+    if (!urgent) compute.emplace(locks);
     t.wait_compute_ms += ms_since(t2);
     if (take_fault()) {
         never_launched_kernel<<<0, 1, 0, s>>>();  // an invalid configuration: a real launch error
@@ -198,7 +206,7 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
     e[0].record(s);
     CUZK_CUDA_CHECK(cudaMemsetAsync(d_unsatisfied, 0xff, sizeof(uint32_t), s));
     if (abc_len && plan.c_late) {
-        check_satisfied_by_chunks(locks, d_a, d_b, c.c, abc_len, plan.chunk, d_unsatisfied, s);
+        check_satisfied_by_chunks(staging_late, d_a, d_b, c.c, abc_len, plan.chunk, d_unsatisfied, s);
     } else if (abc_len) {
         unsatisfied_kernel<<<msm::blocks_for(abc_len, 256), 256, 0, s>>>(d_a, d_b, d_c, abc_len, 0, d_unsatisfied);
         CUZK_LAUNCH_CHECK();
@@ -209,7 +217,7 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
             ntt::h_to_coset(d_b, log_n, s);
             mul_assign_kernel<<<msm::blocks_for(n, 256), 256, 0, s>>>(d_a, d_b, n);
             CUZK_LAUNCH_CHECK();
-            upload_padded(d_b, c.c, c.abc_len, n, locks.compute_staging, s);
+            upload_padded(d_b, c.c, c.abc_len, n, staging_late, s);
             ntt::h_to_coset(d_b, log_n, s);
             ntt::h_finish(d_a, nullptr, d_b, log_n, s);
         } else {
@@ -272,8 +280,11 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
 }
 
 std::unique_ptr<cuzk_groth16_pending> start(cuzk_gpu_locks* given, const params_t* p,
-                                            const cuzk_groth16_circuit_t* circuits, size_t count,
+                                            const cuzk_groth16_circuit_t* circuits, size_t count, int priority,
                                             const uploaded_hook_t& uploaded) {
+    CUZK_REQUIRE(priority == CUZK_PRIORITY_NORMAL || priority == CUZK_PRIORITY_URGENT,
+                 "groth16: unknown priority " + std::to_string(priority));
+    const bool urgent = priority == CUZK_PRIORITY_URGENT;
     CUZK_REQUIRE(p != nullptr, "groth16: null parameters");
     CUZK_REQUIRE(count == 0 || circuits != nullptr, "groth16: null circuits");
     cuzk_gpu_locks* locks = locks_or_default(given ? given : p->locks, p->device);
@@ -314,11 +325,11 @@ std::unique_ptr<cuzk_groth16_pending> start(cuzk_gpu_locks* given, const params_
     auto pending = std::make_unique<cuzk_groth16_pending>();
     pending->sums.resize(count);
     pending->unsatisfied.resize(count, UINT32_MAX);
-    stream_t s;
+    stream_t s(urgent ? stream_t::greatest_priority() : 0);
     for (size_t i = 0; i < count; i++) {
         try {
-            prove_circuit(*locks, *p, circuits[i], log_n, s, i, uploaded, pending->sums[i], pending->unsatisfied[i],
-                          pending->timings);
+            prove_circuit(*locks, *p, circuits[i], log_n, s, urgent, i, uploaded, pending->sums[i],
+                          pending->unsatisfied[i], pending->timings);
             locks->proofs_done++;
         } catch (...) {
             locks->proofs_failed++;
@@ -335,12 +346,14 @@ using namespace cuzk;
 
 extern "C" cuzk_error_t generate_groth16_proofs_start_c(cuzk_gpu_locks_t* locks, const cuzk_groth16_params_t* params,
                                                         const cuzk_groth16_circuit_t* circuits, size_t count,
-                                                        cuzk_uploaded_fn uploaded, void* uploaded_ctx,
+                                                        int priority, cuzk_uploaded_fn uploaded, void* uploaded_ctx,
                                                         cuzk_groth16_pending_t** out) {
     return guard([&] {
         CUZK_REQUIRE(out != nullptr, "groth16: null output");
         *out = nullptr;
-        *out = groth16::start(locks, params, circuits, count, groth16::uploaded_hook_t{uploaded, uploaded_ctx}).release();
+        *out = groth16::start(locks, params, circuits, count, priority,
+                              groth16::uploaded_hook_t{uploaded, uploaded_ctx})
+                   .release();
     });
 }
 
@@ -367,7 +380,8 @@ extern "C" cuzk_error_t generate_groth16_proofs_c(cuzk_gpu_locks_t* locks, const
                                                   cuzk_groth16_sums_t* sums, uint64_t* unsatisfied,
                                                   cuzk_groth16_timings_t* timings) {
     cuzk_groth16_pending_t* pending = nullptr;
-    cuzk_error_t err = generate_groth16_proofs_start_c(locks, params, circuits, count, nullptr, nullptr, &pending);
+    cuzk_error_t err = generate_groth16_proofs_start_c(locks, params, circuits, count, CUZK_PRIORITY_NORMAL, nullptr,
+                                                       nullptr, &pending);
     if (err.code != CUZK_OK) return err;
     return generate_groth16_proofs_finish_c(pending, sums, count, unsatisfied, timings);
 }

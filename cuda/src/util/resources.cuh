@@ -30,6 +30,18 @@ inline void keep_freed_pool_memory(int device) {
 class stream_t {
 public:
     stream_t() { CUZK_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+    // A stream of the given scheduling priority (lower numbers are more urgent; see
+    // greatest_priority): the blocks of its kernels are dispatched before those of streams
+    // with a lower priority that are waiting for the same multiprocessors.
+    explicit stream_t(int priority) {
+        CUZK_CUDA_CHECK(cudaStreamCreateWithPriority(&s_, cudaStreamNonBlocking, priority));
+    }
+    // The most urgent priority the current device gives a stream.
+    static int greatest_priority() {
+        int least = 0, greatest = 0;
+        CUZK_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        return greatest;
+    }
     ~stream_t() {
         if (s_) cudaStreamDestroy(s_);
     }

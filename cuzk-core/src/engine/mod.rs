@@ -338,6 +338,17 @@ impl Engine {
         }
     }
 
+    /// How many of a job's partitions have their proof so far (all of them once it
+    /// completed): a job's progress, and what a benchmark window counts.
+    pub fn partitions_proved(&self, job_id: &JobId) -> Result<usize, EngineError> {
+        let job = self
+            .shared
+            .jobs
+            .get(job_id)
+            .ok_or_else(|| EngineError::UnknownJob(job_id.clone()))?;
+        Ok(job.partitions_proved())
+    }
+
     /// [`Engine::submit`] then [`Engine::await_result`] without a timeout.
     pub async fn prove(&self, request: ProofRequest) -> Result<JobResult, EngineError> {
         let submitted = self.submit(request)?;

@@ -15,26 +15,36 @@ use super::BenchArgs;
 /// Spans kept in the timeline: eight per partition on a GPU.
 const TIMELINE_SPANS: usize = 200_000;
 
-/// Submits the probe every `every` until `done`, each one awaited before the next: their
-/// latencies.
+/// The wait before the next probe: `every` times a factor drawn from [0.5, 1.5). A fixed
+/// period can lock onto the load's own: with 32 GiB PoRep partitions ending every 2.05 s, a
+/// probe sent 10 s after the last one ended fell at the same point of a partition's kernels
+/// every time, so its 16 latencies were one sample repeated, not a distribution.
+fn probe_wait(every: Duration, rng: &mut impl rand::Rng) -> Duration {
+    every.mul_f64(rng.gen_range(0.5..1.5))
+}
+
+/// Submits the probe about every `every` (see [`probe_wait`]) until `done`, each one awaited
+/// before the next: their latencies.
 async fn probe_latencies(
     engine: &Engine,
     request: &dyn Fn() -> ProofRequest,
     every: Duration,
+    seed: u64,
     done: &AtomicBool,
     completed: &AtomicU64,
 ) -> Result<Vec<ProbeSample>> {
+    let mut rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(seed);
     let mut latencies = Vec::new();
     loop {
-        let wait = Instant::now();
+        let (wait, pause) = (Instant::now(), probe_wait(every, &mut rng));
         loop {
             if done.load(Ordering::Relaxed) {
                 return Ok(latencies);
             }
-            if wait.elapsed() >= every {
+            if wait.elapsed() >= pause {
                 break;
             }
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
         let submitted = Instant::now();
         let id = engine.submit(request())?.job_id;
@@ -162,7 +172,15 @@ pub(super) async fn measure(
         let probing = async {
             match &probe_request {
                 Some(request) => {
-                    probe_latencies(&engine, request, args.probe_every, &done, &probes_done).await
+                    probe_latencies(
+                        &engine,
+                        request,
+                        args.probe_every,
+                        args.seed,
+                        &done,
+                        &probes_done,
+                    )
+                    .await
                 }
                 None => Ok(Vec::new()),
             }
@@ -260,4 +278,20 @@ fn memory_bytes() -> (u64, u64) {
             .map_or(0, |kib| kib * 1024)
     };
     (field("VmRSS:"), field("RssAnon:"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probe_waits_vary_around_the_period() {
+        let mut rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(7);
+        let every = Duration::from_secs(10);
+        let waits: Vec<Duration> = (0..200).map(|_| probe_wait(every, &mut rng)).collect();
+        assert!(waits.iter().all(|w| *w >= every / 2 && *w < every * 3 / 2));
+        // Spread over the range, not one value: both ends are reached.
+        assert!(waits.iter().any(|w| *w < Duration::from_secs(6)));
+        assert!(waits.iter().any(|w| *w > Duration::from_secs(14)));
+    }
 }

@@ -86,8 +86,9 @@ pub struct BenchArgs {
     /// point runs, and report its latency under the load (e.g. winning-post under porep).
     #[arg(long)]
     pub probe: Option<String>,
-    /// Seconds between the probe's jobs (each is awaited before the wait starts; at least
-    /// 0.1).
+    /// Seconds between the probe's jobs on average: each wait is drawn from half to one and a
+    /// half times this, so that the probe does not lock onto the load's period (each job is
+    /// awaited before the wait starts; at least 0.1).
     #[arg(long, default_value = "5", value_parser = parse_probe_every)]
     pub probe_every: Duration,
     /// The GPU's budget for parameters, matrices and proofs, overriding the configuration's
@@ -194,7 +195,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             let job = checked_job(&request, kind, sector_size)?;
             ensure_parameters(kind, args, &folder, &configured, sector_size)?;
             println!(
-                "probe: {} ({} partition(s)) at CRITICAL every {:.0} s during each point",
+                "probe: {} ({} partition(s)) at CRITICAL every {:.0} s (+-50%) during each point",
                 job.circuit_id,
                 job.partitions.len(),
                 args.probe_every.as_secs_f64()

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use cuzk_core::sweep::SweepPoint;
-use cuzk_core::JobTimings;
+use cuzk_core::{GpuPhases, JobTimings};
 
 use super::BenchArgs;
 
@@ -141,6 +141,20 @@ impl Report {
                 busy,
                 probe_column(samples),
             );
+            let gpu = p.median.gpu;
+            if gpu.kernels() > Duration::ZERO {
+                let parts: Vec<String> = GpuPhases::NAMES
+                    .iter()
+                    .zip(gpu.values())
+                    .map(|(name, d)| format!("{name} {:.3}", per_partition(d)))
+                    .collect();
+                out += &format!(
+                    "{:>9} GPU half s/p: {} (kernels {:.3})\n",
+                    "",
+                    parts.join(", "),
+                    per_partition(gpu.kernels()),
+                );
+            }
         }
         out
     }
@@ -172,6 +186,15 @@ impl Report {
                     "finalize": p.median.finalize.as_secs_f64() / self.partitions.max(1) as f64,
                     "verify": p.median.verify.as_secs_f64() / self.partitions.max(1) as f64,
                 },
+                // The GPU half of a partition, part by part (each part's median over the
+                // timed jobs, per partition); all zero on the CPU.
+                "median_gpu_per_partition_seconds": GpuPhases::NAMES
+                    .iter()
+                    .zip(p.median.gpu.values())
+                    .map(|(name, d)| {
+                        (name.to_string(), serde_json::json!(d.as_secs_f64() / self.partitions.max(1) as f64))
+                    })
+                    .collect::<serde_json::Map<_, _>>(),
                 "median_queue_wait_seconds": p.median.queue_wait.as_secs_f64(),
                 "peak_rss_bytes": p.peak_rss_bytes,
                 "peak_vram_bytes": samples.peak_vram_bytes,
@@ -206,6 +229,12 @@ mod tests {
                 synthesis: Duration::from_secs(400),
                 prove: Duration::from_secs(20),
                 total: Duration::from_secs(60),
+                gpu: GpuPhases {
+                    msm_h: Duration::from_secs(10),
+                    ntt: Duration::from_secs(5),
+                    wait_compute: Duration::from_secs(1),
+                    ..GpuPhases::default()
+                },
                 ..JobTimings::default()
             },
             peak_rss_bytes: Some(8 << 30),
@@ -301,6 +330,18 @@ mod tests {
             row.contains("probe: 2 runs")
                 && row.contains("max 2.00 s (queue 0.50, synthesis 0.10, prove 0.25, waits 1.15)"),
             "{row}"
+        );
+        // The GPU half per partition, in the JSON and on a line below the row.
+        let gpu = &p["median_gpu_per_partition_seconds"];
+        assert_eq!(
+            (gpu["msm_h"].as_f64(), gpu["ntt"].as_f64()),
+            (Some(1.0), Some(0.5))
+        );
+        assert_eq!(gpu.as_object().unwrap().len(), GpuPhases::NAMES.len());
+        assert!(
+            table.contains("wait_compute 0.100, abc 0.000, ntt 0.500, msm_h 1.000")
+                && table.contains("(kernels 1.500)"),
+            "{table}"
         );
         // --skip-alone: no second proof, and the JSON says so.
         report.alone = None;

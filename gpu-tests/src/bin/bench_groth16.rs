@@ -22,7 +22,7 @@ use blstrs::Scalar;
 use ff::Field;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
-use supraseal_c2::groth16::{self, CircuitInputs, Evaluations, GpuLocks, GpuTimings};
+use supraseal_c2::groth16::{self, CircuitInputs, Evaluations, GpuLocks, GpuTimings, Priority};
 
 const RUNS: usize = 3;
 
@@ -168,7 +168,8 @@ fn main() -> ExitCode {
                 for _ in 0..=RUNS {
                     let t = Instant::now();
                     let Ok(Ok(batch)) =
-                        groth16::start(Some(&locks), &dp, &[inputs], None).map(|p| p.finish())
+                        groth16::start(Some(&locks), &dp, &[inputs], Priority::Normal, None)
+                            .map(|p| p.finish())
                     else {
                         break;
                     };

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use bellperson_lite::circuits::TestCircuit;
 use bellperson_lite::generator::{BenchmarkSrs, CircuitShape};
 use bellperson_lite::gpu::{
-    device_matrices, device_params, prove_start_on, G2Placement, GpuTarget,
+    device_matrices, device_params, prove_start_on, G2Placement, GpuTarget, Priority,
 };
 use bellperson_lite::matrices::{record_matrices, synthesize_witness};
 use bellperson_lite::prover::PhaseTimings;
@@ -84,6 +84,7 @@ fn run_point(
         locks: Some(locks),
         b_g2: G2Placement::Auto,
         matrices,
+        priority: Priority::Normal,
     };
     let (input_tx, input_rx) = crossbeam_channel::bounded::<ProvingAssignment>(workers + 1);
     let (done_tx, done_rx) = crossbeam_channel::bounded(FINALIZERS);

@@ -120,6 +120,14 @@ impl GpuLocks {
             ))
         }
     }
+
+    /// Tests: holds the compute lock for `ms` milliseconds (as a long proof's kernels would),
+    /// then returns.
+    pub fn hold_compute(&self, ms: u32) -> Result<(), CudaError> {
+        // SAFETY: the pointer is live while `self` is; the call takes the lock, sleeps and
+        // releases it.
+        unsafe { ffi::check(ffi::cuzk_gpu_locks_hold_compute(self.as_ptr(), ms)) }
+    }
 }
 
 /// The counters of the process-wide locks of `device` (those used when no locks are given).

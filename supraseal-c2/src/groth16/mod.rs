@@ -29,5 +29,6 @@ pub use matrices::{DeviceMatrices, HostMatrices, MatricesRef, SparseRowsRef};
 pub use params::{DeviceParams, QueryVectors, Residency};
 pub use prove::{
     inject_faults, start, CircuitInputs, Evaluations, GpuBatch, GpuSums, GpuTimings, PendingGpu,
+    Priority,
 };
 pub use upload::UploadSignal;

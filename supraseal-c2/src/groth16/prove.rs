@@ -134,18 +134,43 @@ fn split_view(s: &MsmSplit) -> ffi::cuzk_msm_split_t {
     }
 }
 
+/// How a batch shares its GPU with the other proofs on it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Priority {
+    /// Uploads under the device's memory lock and kernels under its compute lock: proofs
+    /// take the whole GPU in turn.
+    #[default]
+    Normal,
+    /// For a proof with a deadline: one at a time per device, under a lock of its own, its
+    /// kernels on a stream of the device's greatest priority beside those of the proof that
+    /// holds the compute lock (the GPU schedules its blocks first), instead of waiting for
+    /// that proof to end. Its VRAM comes from the same budget, ahead of ordinary proofs.
+    Urgent,
+}
+
+impl Priority {
+    fn raw(self) -> i32 {
+        match self {
+            Priority::Normal => ffi::CUZK_PRIORITY_NORMAL as i32,
+            Priority::Urgent => ffi::CUZK_PRIORITY_URGENT as i32,
+        }
+    }
+}
+
 /// Runs the GPU part for circuits of one shape: under `locks` (`None`: those `params` was
 /// made with, or the device's process-wide ones), reserve VRAM and upload each circuit's
 /// inputs, then its NTTs and MSMs. Returns when the GPU is done with the inputs. `uploaded`
 /// (if given) is set when the last circuit's inputs have left the host, and in any case
-/// before this returns.
+/// before this returns. `priority` says whether the batch takes the GPU in turn with other
+/// proofs or runs beside them ([`Priority`]).
 pub fn start(
     locks: Option<&GpuLocks>,
     params: &DeviceParams,
     circuits: &[CircuitInputs<'_>],
+    priority: Priority,
     uploaded: Option<&UploadSignal>,
 ) -> Result<PendingGpu, CudaError> {
-    let result = start_inner(locks, params, circuits, uploaded);
+    let result = start_inner(locks, params, circuits, priority, uploaded);
     if let Some(signal) = uploaded {
         signal.set();
     }
@@ -156,6 +181,7 @@ fn start_inner(
     locks: Option<&GpuLocks>,
     params: &DeviceParams,
     circuits: &[CircuitInputs<'_>],
+    priority: Priority,
     uploaded: Option<&UploadSignal>,
 ) -> Result<PendingGpu, CudaError> {
     let mut raw = Vec::with_capacity(circuits.len());
@@ -244,6 +270,7 @@ fn start_inner(
             params.as_ptr(),
             raw.as_ptr(),
             raw.len(),
+            priority.raw(),
             callback,
             ctx,
             &mut ptr,
