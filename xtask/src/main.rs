@@ -5,12 +5,15 @@
 //! - `bench-phases`: the per-phase benchmark table (see `docs/benchmarks.md`); with
 //!   `--engine`, the engine's concurrency and prover-count sweep; `--timeline FILE.svg`
 //!   (implies `--engine`) also draws what every engine thread did during each point.
-//! - `bench-synthesis`: full synthesis against witness + products over recorded matrices.
+//! - `bench-synthesis`: full synthesis against witness + products over recorded matrices;
+//!   with `--kind porep-2k` (or another Filecoin kind and size), full synthesis, the gadgets'
+//!   witness and the native one on that circuit, alone and one per core.
 //! - `cuda-toolchain`: install the pinned CUDA compiler from PyPI, print the exports.
 //! - `gpu-bundle`: build the GPU tests and benchmarks into `gpu-bundle/` for the GPU machine.
 
 mod bench;
 mod bench_engine;
+mod bench_filecoin_synthesis;
 mod bench_synthesis;
 mod cuda_toolchain;
 mod demo;
@@ -32,6 +35,9 @@ const USAGE: &str = "usage:
                            (--timeline implies --engine; built with --features cuda the
                            engine proves on the GPUs)
   cargo xtask bench-synthesis [--circuit sha|mix] [--sizes 16..20] [--runs R]
+  cargo xtask bench-synthesis --kind porep-2k|window-post-32g|snap-32g|... [--runs R]
+                              [--at-once N (default: every core)] [--full] [--json FILE]
+                              (a Filecoin circuit, synthetic input: runs `cuzk bench --witness-only`)
   eval \"$(cargo xtask cuda-toolchain)\"   (installs nvcc into .cache/, prints NVCC/CUDA_HOME)
   cargo xtask gpu-bundle [--keep-debug]   (GPU tests and benchmarks into gpu-bundle/)";
 
@@ -48,7 +54,10 @@ fn main() -> Result<()> {
             bench_engine::run(&options)
         }
         "bench-phases" => bench::run(&options),
-        "bench-synthesis" => bench_synthesis::run(&options),
+        "bench-synthesis" => match options.value("kind") {
+            Some(kind) => bench_filecoin_synthesis::run(kind, &options),
+            None => bench_synthesis::run(&options),
+        },
         "cuda-toolchain" => cuda_toolchain::run(),
         "gpu-bundle" => gpu_bundle::run(&options),
         "help" | "--help" | "-h" => {
