@@ -95,3 +95,28 @@ pub enum VerifyError {
     #[error("summing the public inputs: {0}")]
     InputSum(#[source] ProverError),
 }
+
+/// The message of a caught panic (its payload when it is a string, as `panic!` with a message
+/// makes it), for the errors that report one. The one copy: cuzk-core uses it too.
+pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".into())
+}
+
+#[cfg(test)]
+mod panic_tests {
+    use super::panic_message;
+
+    #[test]
+    fn a_panic_message_is_its_string_payload() {
+        let literal = std::panic::catch_unwind(|| panic!("literal")).unwrap_err();
+        let formatted = std::panic::catch_unwind(|| panic!("formatted {}", 7)).unwrap_err();
+        let other = std::panic::catch_unwind(|| std::panic::panic_any(7u32)).unwrap_err();
+        assert_eq!(panic_message(literal.as_ref()), "literal");
+        assert_eq!(panic_message(formatted.as_ref()), "formatted 7");
+        assert_eq!(panic_message(other.as_ref()), "no message");
+    }
+}

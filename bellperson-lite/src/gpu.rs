@@ -31,7 +31,7 @@ use supraseal_c2::groth16::{
 use supraseal_c2::split::{MsmSplit, ScalarPart};
 
 use crate::density::Density;
-use crate::error::ProverError;
+use crate::error::{panic_message, ProverError};
 use crate::matrices::{ConstraintMatrices, SparseRows};
 use crate::msm::msm_g2;
 use crate::params::ProvingKey;
@@ -444,15 +444,9 @@ impl<P: ProvingKey + Send + Sync + 'static> GpuPending<P> {
             });
         }
         let (sums, gpu) = (batch.sums, batch.timings);
-        let (cpu_g2_sums, cpu_g2_time) = b_g2.join().map_err(|panic| {
-            ProverError::WorkerPanicked(
-                panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "no message".into()),
-            )
-        })??;
+        let (cpu_g2_sums, cpu_g2_time) = b_g2
+            .join()
+            .map_err(|panic| ProverError::WorkerPanicked(panic_message(panic.as_ref())))??;
         let ms = |v: f32| Duration::from_secs_f64(f64::from(v) / 1e3);
         timings.upload = ms(gpu.wait_memory_ms + gpu.upload_ms + gpu.wait_compute_ms);
         timings.wait_memory = ms(gpu.wait_memory_ms);

@@ -110,11 +110,7 @@ fn guarded(
     build: impl FnOnce() -> Result<FilecoinJob, FilecoinError>,
 ) -> Result<FilecoinJob, FilecoinError> {
     catch_unwind(AssertUnwindSafe(build)).unwrap_or_else(|panic| {
-        let reason = panic
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_else(|| "filecoin-proofs panicked".into());
+        let reason = crate::panics::panic_message(&panic);
         Err(FilecoinError::Circuit {
             kind,
             partition: 0,
