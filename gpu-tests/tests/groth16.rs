@@ -911,9 +911,7 @@ fn a_budget_short_of_the_whole_working_set_takes_the_bounded_plan() {
     let mut broken = assignment;
     let last = broken.c.len() - 1;
     broken.c[last] += Scalar::ONE;
-    let err = prove(&short, broken)
-        .err()
-        .expect("an unsatisfied circuit must fail");
+    let err = prove(&short, broken).expect_err("an unsatisfied circuit must fail");
     assert!(
         matches!(err, ProverError::Unsatisfied { index, .. } if index == last),
         "{err}"
