@@ -1,8 +1,8 @@
 //! The GPU Groth16 prover against the CPU one: for the same circuit, parameters and (r, s), the
 //! proof bytes must be equal, and every GPU proof made with real parameters must verify (and
 //! fail with a wrong public input). Also: batches, witnesses with no aux variables, all zeros
-//! or all ones, several workers sharing one GPU's locks, an injected kernel fault, and bad
-//! inputs. Fresh random circuits and randomness each run (seed printed); with CUZK_SMALL=1
+//! or all ones, several workers sharing one GPU's locks, urgent proofs beside a held compute
+//! lock and beside running kernels, an injected kernel fault, and bad inputs. Fresh random circuits and randomness each run (seed printed); with CUZK_SMALL=1
 //! (the compute-sanitizer runs) the sizes and counts are cut down, as each test prints.
 #![cfg(feature = "cuda")]
 
