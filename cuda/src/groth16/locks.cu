@@ -111,9 +111,9 @@ namespace {
 // By default an allocation may take a block that another stream has freed but not yet reached
 // (a proof enqueues all its kernels and their scratch frees at once, then waits), adding a
 // dependency on that stream, so that an urgent proof's allocations could wait for the end of
-// the ordinary proof running beside it, whatever its stream's priority (on the H200 no urgent
-// proof ended inside a mix 2^22 proof's 386 ms of kernels; this is the likely cause, and the
-// GPU test urgent_proofs_overtake_running_kernels checks the result). Without those dependencies
+// the ordinary proof running beside it, whatever its stream's priority (on the H200 urgent
+// proofs beside a mix 2^22 proof's 386 ms of kernels did not overtake them; this is the likely
+// cause, and the GPU test urgent_proofs_overtake_running_kernels checks the result). Without those dependencies
 // a block freed on another stream is reused only once that free has run, and the pool grows
 // otherwise; the VRAM budget already counts each proof's working set in full.
 void separate_streams_in_pool(int device) {
