@@ -14,6 +14,7 @@
 //!   matrices, faults and rotation.
 //! - `gpu_workers` (feature `cuda`): the GPU workers and the finalizers.
 //! - [`job`]: requests, job ids and priorities, job state and results.
+//! - [`gpu_phases`]: where a job's GPU halves spent their time, phase by phase.
 //! - [`kind`]: proof kinds ([`kind::ProofWork`]) and partitions; the generic bellpepper kind.
 //! - [`native_witness`]: a kind's native witness, used per circuit id once checked.
 //! - `scheduler`: the priority queue of partitions.
@@ -40,6 +41,7 @@ pub mod error;
 pub mod filecoin;
 #[cfg(feature = "cuda")]
 mod gpu_device;
+pub mod gpu_phases;
 #[cfg(feature = "cuda")]
 mod gpu_workers;
 mod handoff;
@@ -61,5 +63,6 @@ pub use bellperson_lite;
 pub use config::Config;
 pub use engine::{Engine, EngineStatus, GpuStatus, QueueStatus, ShutdownReport, Submitted};
 pub use error::EngineError;
-pub use job::{GpuPhases, JobId, JobResult, JobState, JobTimings, Priority, ProofRequest};
+pub use gpu_phases::GpuPhases;
+pub use job::{JobId, JobResult, JobState, JobTimings, Priority, ProofRequest};
 pub use kind::{CircuitProofs, Partition, ProofWork};

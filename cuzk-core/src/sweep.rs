@@ -17,7 +17,8 @@ use bellperson_lite::Parameters;
 use crate::config::Config;
 use crate::engine::Engine;
 use crate::error::EngineError;
-use crate::job::{GpuPhases, JobId, JobResult, JobState, JobTimings, Priority, ProofRequest};
+use crate::gpu_phases::GpuPhases;
+use crate::job::{JobId, JobResult, JobState, JobTimings, Priority, ProofRequest};
 use crate::kind::{CircuitProofs, Partition};
 use crate::timeline::{render_svg, Timeline};
 
@@ -358,12 +359,15 @@ pub enum SweepError {
     Plan(String),
 }
 
+/// The middle value (the upper of the two middle ones for an even count; zero for none).
+fn median_of(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v.get(v.len() / 2).copied().unwrap_or_default()
+}
+
 fn median_timings(results: &[JobResult]) -> JobTimings {
-    let median = |f: fn(&JobTimings) -> Duration| {
-        let mut v: Vec<Duration> = results.iter().map(|r| f(&r.timings)).collect();
-        v.sort();
-        v.get(v.len() / 2).copied().unwrap_or_default()
-    };
+    let median =
+        |f: fn(&JobTimings) -> Duration| median_of(results.iter().map(|r| f(&r.timings)).collect());
     JobTimings {
         queue_wait: median(|t| t.queue_wait),
         srs_load: median(|t| t.srs_load),
@@ -374,9 +378,7 @@ fn median_timings(results: &[JobResult]) -> JobTimings {
         total: median(|t| t.total),
         // Each part's own median (the parts of one job need not be the medians' job).
         gpu: GpuPhases::from_values(std::array::from_fn(|i| {
-            let mut v: Vec<Duration> = results.iter().map(|r| r.timings.gpu.values()[i]).collect();
-            v.sort();
-            v.get(v.len() / 2).copied().unwrap_or_default()
+            median_of(results.iter().map(|r| r.timings.gpu.values()[i]).collect())
         })),
     }
 }

@@ -363,6 +363,17 @@ fn workers_share_one_gpu() {
     assert!(after.compute_busy_ns > before.compute_busy_ns);
 }
 
+/// Where the urgent-proof tests prove: `dp` under `locks`, B in G2 on the GPU too.
+fn gpu_target<'a>(dp: &'a DeviceParams, locks: &'a GpuLocks, priority: Priority) -> GpuTarget<'a> {
+    GpuTarget {
+        device_params: dp,
+        locks: Some(locks),
+        b_g2: G2Placement::Gpu,
+        matrices: None,
+        priority,
+    }
+}
+
 /// While another proof's kernels hold the compute lock (simulated: the lock held for a few
 /// seconds), an urgent proof runs and gives the CPU's bytes, and an ordinary one waits.
 #[test]
@@ -379,13 +390,7 @@ fn an_urgent_proof_runs_while_the_compute_lock_is_held() {
     let cpu = prove_from_assignments(vec![assignment.clone()], params.as_ref(), &r, &s)
         .expect("CPU proof");
     let prove = |priority| {
-        let target = GpuTarget {
-            device_params: &dp,
-            locks: Some(&locks),
-            b_g2: G2Placement::Gpu,
-            matrices: None,
-            priority,
-        };
+        let target = gpu_target(&dp, &locks, priority);
         prove_start_on(target, vec![assignment.clone()], &params, &r, &s)
             .and_then(|p| p.finish())
             .map(|(proofs, timings)| (proofs[0].to_bytes(), timings))
@@ -452,26 +457,14 @@ fn urgent_proofs_overtake_running_kernels() {
     let small_assignment = synthesize_circuit(small_c).unwrap();
     let (r, s) = randomness(&mut rng, 1);
     let prove_big = || {
-        let target = GpuTarget {
-            device_params: &big_dp,
-            locks: Some(&locks),
-            b_g2: G2Placement::Gpu,
-            matrices: None,
-            priority: Priority::Normal,
-        };
+        let target = gpu_target(&big_dp, &locks, Priority::Normal);
         prove_start_on(target, vec![big.clone()], &big_srs, &r, &s)
             .and_then(|p| p.finish())
             .unwrap()
             .1
     };
     let prove_urgent = || {
-        let target = GpuTarget {
-            device_params: &small_dp,
-            locks: Some(&locks),
-            b_g2: G2Placement::Gpu,
-            matrices: None,
-            priority: Priority::Urgent,
-        };
+        let target = gpu_target(&small_dp, &locks, Priority::Urgent);
         prove_start_on(
             target,
             vec![small_assignment.clone()],

@@ -5,11 +5,9 @@
 //! does the work: it lives in the daemon binary so that a GPU host without Rust can run it, and
 //! this task builds and runs it here.
 
-use std::process::Command;
-
 use anyhow::{bail, Context, Result};
 
-use crate::{workspace_root, Options};
+use crate::{cuzk_command, Options};
 
 /// A kind as `--kind` names it: the Filecoin kind, a dash, the sector size's short form.
 fn parse_kind(name: &str) -> Result<(&'static str, &'static str)> {
@@ -51,32 +49,12 @@ pub fn run(name: &str, options: &Options) -> Result<()> {
         "bench-synthesis: {kind} {sector_size} (synthetic input), {runs} runs, {at_once} at once{}",
         if full { ", with full synthesis" } else { "" }
     );
-    let root = workspace_root();
-    let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    // The witnesses need no GPU: the plain build.
+    let mut cargo = cuzk_command(false);
     cargo
-        .current_dir(&root)
-        .args([
-            "run",
-            "--quiet",
-            "--release",
-            "-p",
-            "cuzk-daemon",
-            "--",
-            "bench",
-        ])
-        .args([
-            "--kind",
-            kind,
-            "--sector-size",
-            sector_size,
-            "--witness-only",
-        ])
-        .args([
-            "--jobs",
-            &runs.to_string(),
-            "--at-once",
-            &at_once.to_string(),
-        ]);
+        .args(["bench", "--kind", kind, "--sector-size", sector_size])
+        .args(["--witness-only", "--jobs", &runs.to_string()])
+        .args(["--at-once", &at_once.to_string()]);
     if full {
         cargo.arg("--full");
     }

@@ -3,27 +3,18 @@
 //! proves a few jobs over gRPC (one CRITICAL job overtaking the others), verifies them, draws
 //! the engine's timeline and drains the daemon. Its files go to `target/cuzk-demo/`.
 
-use std::process::Command;
-
 use anyhow::{bail, Context, Result};
 
-use crate::{workspace_root, Options};
+use crate::{cuzk_command, workspace_root, Options};
 
 /// `cuzk demo`'s options passed through as they are.
 const PASSED: [&str; 5] = ["circuit", "log-size", "jobs", "partitions", "memory-budget"];
 
 pub fn run(options: &Options) -> Result<()> {
-    let root = workspace_root();
-    let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    let mut cargo = cuzk_command(options.flag("cuda"));
     cargo
-        .current_dir(&root)
-        .args(["run", "--quiet", "--release", "-p", "cuzk-daemon"]);
-    if options.flag("cuda") {
-        cargo.args(["--features", "cuda"]);
-    }
-    cargo
-        .args(["--", "demo", "--dir"])
-        .arg(root.join("target").join("cuzk-demo"));
+        .args(["demo", "--dir"])
+        .arg(workspace_root().join("target").join("cuzk-demo"));
     for name in PASSED {
         if let Some(value) = options.value(name) {
             cargo.arg(format!("--{name}")).arg(value);

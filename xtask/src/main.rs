@@ -68,6 +68,21 @@ fn main() -> Result<()> {
     }
 }
 
+/// `cargo run --release -p cuzk-daemon [--features cuda] --`, from the workspace root: the
+/// tasks that run the `cuzk` binary append its arguments.
+pub fn cuzk_command(cuda: bool) -> std::process::Command {
+    let mut cargo =
+        std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cargo
+        .current_dir(workspace_root())
+        .args(["run", "--quiet", "--release", "-p", "cuzk-daemon"]);
+    if cuda {
+        cargo.args(["--features", "cuda"]);
+    }
+    cargo.arg("--");
+    cargo
+}
+
 /// The workspace's root folder (xtask lives one level below it).
 pub fn workspace_root() -> PathBuf {
     let xtask = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

@@ -318,11 +318,7 @@ impl Engine {
         job_id: &JobId,
         timeout: Option<Duration>,
     ) -> Result<Option<JobResult>, EngineError> {
-        let job = self
-            .shared
-            .jobs
-            .get(job_id)
-            .ok_or_else(|| EngineError::UnknownJob(job_id.clone()))?;
+        let job = self.job(job_id)?;
         let mut done = job.subscribe();
         drop(job);
         let wait = async move {
@@ -338,14 +334,18 @@ impl Engine {
         }
     }
 
+    /// The job of `job_id`, or the error that names an unknown id.
+    fn job(&self, job_id: &JobId) -> Result<Arc<Job>, EngineError> {
+        self.shared
+            .jobs
+            .get(job_id)
+            .ok_or_else(|| EngineError::UnknownJob(job_id.clone()))
+    }
+
     /// How many of a job's partitions have their proof so far (all of them once it
     /// completed): a job's progress, and what a benchmark window counts.
     pub fn partitions_proved(&self, job_id: &JobId) -> Result<usize, EngineError> {
-        let job = self
-            .shared
-            .jobs
-            .get(job_id)
-            .ok_or_else(|| EngineError::UnknownJob(job_id.clone()))?;
+        let job = self.job(job_id)?;
         Ok(job.partitions_proved())
     }
 
@@ -360,11 +360,7 @@ impl Engine {
     /// Cancels a job that has not ended. Returns whether any of its partitions had started;
     /// cancelling an ended job changes nothing and returns false.
     pub fn cancel(&self, job_id: &JobId) -> Result<bool, EngineError> {
-        let job = self
-            .shared
-            .jobs
-            .get(job_id)
-            .ok_or_else(|| EngineError::UnknownJob(job_id.clone()))?;
+        let job = self.job(job_id)?;
         let was_running = job.has_started() && !job.is_final();
         self.shared.cancel(&job, "cancelled");
         Ok(was_running)

@@ -348,19 +348,11 @@ mod tests {
         let expected = synthesize_witness(circuit).expect("the gadgets' witness");
         let mut sectors = native_sectors(&checked)?;
         let native = fallback_post(&sectors).expect("the native witness");
-        assert_eq!(
-            native.inputs.len(),
-            expected.inputs.len(),
-            "{proof:?}: inputs"
+        crate::filecoin::witness::assert_witnesses_equal(
+            &native,
+            &expected,
+            &format!("{proof:?}: "),
         );
-        assert!(native.inputs == expected.inputs, "{proof:?}: input values");
-        assert_eq!(native.aux.len(), expected.aux.len(), "{proof:?}: aux count");
-        let first_difference = native
-            .aux
-            .iter()
-            .zip(&expected.aux)
-            .position(|(a, b)| a != b);
-        assert_eq!(first_difference, None, "{proof:?}: aux values");
         // A sibling changed: the path no longer leads to comm_r_last, which is refused
         // rather than turned into a witness the circuit does not accept.
         sectors[0].challenges[0].1[0].siblings[0] += Scalar::ONE;

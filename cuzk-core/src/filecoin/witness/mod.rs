@@ -101,15 +101,30 @@ where
 pub(crate) fn assert_native_equals_gadgets(partition: &crate::Partition) {
     let expected = partition.gadget_witness().unwrap().unwrap();
     let native = partition.native_witness().unwrap().unwrap();
-    assert_eq!(native.inputs.len(), expected.inputs.len(), "input count");
-    assert!(native.inputs == expected.inputs, "input values");
-    assert_eq!(native.aux.len(), expected.aux.len(), "aux count");
+    assert_witnesses_equal(&native, &expected, "");
+}
+
+/// Test helper: two witnesses equal in every input and aux value; on a difference the message
+/// starts with `what` and names the first aux value that differs (not gigabytes of values).
+#[cfg(test)]
+pub(crate) fn assert_witnesses_equal(
+    native: &bellperson_lite::matrices::Witness,
+    expected: &bellperson_lite::matrices::Witness,
+    what: &str,
+) {
+    assert_eq!(
+        native.inputs.len(),
+        expected.inputs.len(),
+        "{what}input count"
+    );
+    assert!(native.inputs == expected.inputs, "{what}input values");
+    assert_eq!(native.aux.len(), expected.aux.len(), "{what}aux count");
     let first_difference = native
         .aux
         .iter()
         .zip(&expected.aux)
         .position(|(a, b)| a != b);
-    assert_eq!(first_difference, None, "aux values");
+    assert_eq!(first_difference, None, "{what}aux values");
 }
 
 /// `count` slices of `n` values each, empty ones where `n` is 0 (SnapDeals' challenges have
