@@ -70,7 +70,9 @@ pub struct EngineConfig {
     /// CPU prover), that take only CRITICAL partitions, plus `memory.critical_reserve`, so a
     /// WinningPoSt waits neither for a thread, nor for bytes, nor for a prover held by other
     /// work; on a GPU a CRITICAL proof also runs beside the proof holding the GPU instead of
-    /// waiting for its kernels (`docs/engine.md`). Idle otherwise. Default true.
+    /// waiting for its kernels, and its CPU work (witness, scalar splits) runs on a thread
+    /// pool of its own instead of queueing behind other partitions' parallel work
+    /// (`docs/engine.md`). Idle otherwise. Default true.
     pub critical_lane: bool,
     /// Use a kind's native witness generator (the Filecoin kinds) for a circuit id once its first
     /// partition's native witness has equalled the gadgets' (`cuzk_core::native_witness`).

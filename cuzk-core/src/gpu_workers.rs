@@ -159,21 +159,24 @@ pub(crate) fn gpu_worker_loop(
             worker,
             Some((item.job.id.to_string(), item.job.kind.clone())),
         );
-        let started_proof = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            if device.take_injected_fault() {
-                return Err(ProverError::Gpu(CudaError::Cuda(
-                    "injected fault (Engine::inject_gpu_faults)".into(),
-                )));
-            }
-            gpu_prove_start(
-                synth,
-                &params,
-                &device.locks,
-                Some(b_g2_threads(&shared)),
-                on_device.as_deref(),
-                gpu_priority(item.job.priority, shared.config.engine.critical_lane),
-            )
-        }));
+        let priority = item.job.priority;
+        let started_proof = shared.on_priority_pool(priority, || {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                if device.take_injected_fault() {
+                    return Err(ProverError::Gpu(CudaError::Cuda(
+                        "injected fault (Engine::inject_gpu_faults)".into(),
+                    )));
+                }
+                gpu_prove_start(
+                    synth,
+                    &params,
+                    &device.locks,
+                    Some(b_g2_threads(&shared)),
+                    on_device.as_deref(),
+                    gpu_priority(priority, shared.config.engine.critical_lane),
+                )
+            }))
+        });
         device.hold(worker, None);
         let took = started.elapsed();
         item.job.add_timings(|t| t.prove += took);

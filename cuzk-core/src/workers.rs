@@ -65,7 +65,10 @@ pub(crate) fn synthesis_loop(
         let job = Arc::clone(&item.job);
         let _span = partition_span(&item).entered();
         job.mark_running();
-        match synthesize_partition(&shared, item, Lane::Synthesis(index)) {
+        let synthesized = shared.on_priority_pool(job.priority, || {
+            synthesize_partition(&shared, item, Lane::Synthesis(index))
+        });
+        match synthesized {
             Ok(Some(ready)) => {
                 let priority = ready.item.job.priority;
                 if provers.send(ready, priority).is_err() {
@@ -264,12 +267,19 @@ pub(crate) fn cpu_prover_loop(
         }
         let _span = partition_span(&item).entered();
         let started = Instant::now();
-        let proved = catch_unwind(AssertUnwindSafe(|| {
-            if let Some(matrices) = deferred_products {
-                matrices.fill_products(&mut assignment)?;
-            }
-            prove_from_assignments_with_timings(vec![assignment], srs.params.as_ref(), &[r], &[s])
-        }));
+        let proved = shared.on_priority_pool(item.job.priority, || {
+            catch_unwind(AssertUnwindSafe(|| {
+                if let Some(matrices) = deferred_products {
+                    matrices.fill_products(&mut assignment)?;
+                }
+                prove_from_assignments_with_timings(
+                    vec![assignment],
+                    srs.params.as_ref(),
+                    &[r],
+                    &[s],
+                )
+            }))
+        });
         drop(reservation); // the assignment was consumed by the prover
         let lane = Lane::CpuProver(index);
         shared.trace(lane, Phase::Prove, &item, started, Instant::now());

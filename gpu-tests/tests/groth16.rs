@@ -473,7 +473,8 @@ fn urgent_proofs_overtake_running_kernels() {
             &s,
         )
         .and_then(|p| p.finish())
-        .unwrap();
+        .unwrap()
+        .1
     };
     prove_big(); // warm: the pool's memory, the NTT tables
     prove_urgent();
@@ -486,8 +487,8 @@ fn urgent_proofs_overtake_running_kernels() {
             let mut runs = Vec::new();
             while !done.load(Ordering::SeqCst) {
                 let start = std::time::Instant::now();
-                prove_urgent();
-                runs.push((start, std::time::Instant::now()));
+                let timings = prove_urgent();
+                runs.push((start, std::time::Instant::now(), timings));
                 std::thread::sleep(Duration::from_millis(3));
             }
             runs
@@ -502,15 +503,15 @@ fn urgent_proofs_overtake_running_kernels() {
     let window_start = big_end - kernels;
     let inside: Vec<Duration> = urgent
         .iter()
-        .filter(|(start, _)| *start > window_start && *start + kernels / 4 < big_end)
-        .map(|(start, end)| *end - *start)
+        .filter(|(start, _, _)| *start > window_start && *start + kernels / 4 < big_end)
+        .map(|(start, end, _)| *end - *start)
         .collect();
     // The urgent runs that overlapped the kernels, in ms from the kernels' start (to see
     // what they waited for when the assertions fail).
-    let overlapping: Vec<(i128, i128)> = urgent
+    let overlapping: Vec<(i128, i128, String)> = urgent
         .iter()
-        .filter(|(start, end)| *end > window_start && *start < big_end)
-        .map(|(start, end)| {
+        .filter(|(start, end, _)| *end > window_start && *start < big_end)
+        .map(|(start, end, t)| {
             let ms = |t: &std::time::Instant| {
                 if *t >= window_start {
                     (*t - window_start).as_millis() as i128
@@ -518,13 +519,32 @@ fn urgent_proofs_overtake_running_kernels() {
                     -((window_start - *t).as_millis() as i128)
                 }
             };
-            (ms(start), ms(end))
+            // Where the urgent proof's time went: CPU preparation, locks and VRAM, copies,
+            // then the kernels by phase.
+            let phases = format!(
+                "prep {:?} wait_memory {:?} upload {:?} ntt {:?} msm_h {:?} l {:?} a {:?} b {:?} \
+                 b_g2 {:?} total {:?}",
+                t.prep,
+                t.wait_memory,
+                t.upload,
+                t.ntt,
+                t.msm_h,
+                t.msm_l,
+                t.msm_a,
+                t.msm_b_g1,
+                t.msm_b_g2,
+                t.total
+            );
+            (ms(start), ms(end), phases)
         })
         .collect();
     eprintln!(
-        "mix 2^{log}: kernels {kernels:?}; urgent sha 2^10 alone {alone:?}; {} urgent proofs \
-         started inside its kernels, latencies {inside:?}; runs beside the kernels (ms from \
-         their start): {overlapping:?}",
+        "mix 2^{log}: kernels {kernels:?} (upload {:?}, ntt {:?}, msm_h {:?}); urgent sha 2^10 \
+         alone {alone:?}; {} urgent proofs started inside its kernels, latencies {inside:?}; \
+         runs beside the kernels (ms from their start): {overlapping:#?}",
+        big_timings.upload,
+        big_timings.ntt,
+        big_timings.msm_h,
         inside.len()
     );
     assert!(

@@ -96,6 +96,15 @@ impl Engine {
             config.engine.native_witness,
             config.engine.native_witness_check_every,
         );
+        let critical_pool = if config.engine.critical_lane {
+            let pool = shared::critical_pool().map_err(|e| EngineError::Spawn {
+                what: "CRITICAL pool",
+                source: std::io::Error::other(e),
+            })?;
+            Some(pool)
+        } else {
+            None
+        };
         let shared = Arc::new(Shared {
             budget: MemoryBudget::with_critical_reserve(
                 config.memory_budget(),
@@ -116,6 +125,7 @@ impl Engine {
             products_on_gpu,
             products_on_cpu: Mutex::default(),
             timeline: Mutex::default(),
+            critical_pool,
             recorders: Mutex::default(),
             recording: Mutex::default(),
         });

@@ -12,7 +12,7 @@ use bellperson_lite::matrices::{ConstraintMatrices, MatrixFileError};
 
 use crate::budget::MemoryBudget;
 use crate::config::Config;
-use crate::job::JobTable;
+use crate::job::{JobTable, Priority};
 use crate::kind::MatrixPath;
 use crate::metrics::Metrics;
 use crate::native_witness::NativeWitnesses;
@@ -54,6 +54,12 @@ pub(crate) struct Shared {
     pub(super) products_on_cpu: Mutex<HashSet<String>>,
     /// The timeline being recorded, if any ([`Engine::record_timeline`]).
     pub(super) timeline: Mutex<Option<Recorder>>,
+    /// With the CRITICAL lane, the threads that run CRITICAL partitions' parallel CPU work
+    /// (witness, products, the GPU half's scalar splits). On rayon's global pool that work
+    /// queued behind other partitions' tasks: under a 32 GiB PoRep load a WinningPoSt's splits
+    /// took 0.9-2.6 s instead of milliseconds (H200, 2026-12-03). Its own pool's threads
+    /// share the cores with the others instead of waiting for them.
+    pub(super) critical_pool: Option<rayon::ThreadPool>,
     /// Threads recording a circuit's matrices ahead of its partitions' witnesses
     /// ([`Shared::record_matrices_ahead`]); joined at shutdown with the engine's own.
     pub(super) recorders: Mutex<Vec<JoinHandle<()>>>,
@@ -83,6 +89,16 @@ impl Shared {
         if let Some(recorder) = timeline.as_mut() {
             f(recorder);
         }
+    }
+
+    /// Runs `work` on the CRITICAL pool when the partition is CRITICAL and the lane is on
+    /// (its parallel parts then use that pool), else on the calling thread.
+    pub(crate) fn on_priority_pool<R: Send>(
+        &self,
+        priority: Priority,
+        work: impl FnOnce() -> R + Send,
+    ) -> R {
+        on_pool(self.critical_pool.as_ref(), priority, work)
     }
 
     /// Whether synthesis leaves `circuit_id`'s products to the GPUs.
@@ -228,5 +244,71 @@ impl Shared {
         if previous != Some(bytes) {
             self.budget.wake();
         }
+    }
+}
+
+/// [`Shared::on_priority_pool`] given the pool.
+fn on_pool<R: Send>(
+    critical_pool: Option<&rayon::ThreadPool>,
+    priority: Priority,
+    work: impl FnOnce() -> R + Send,
+) -> R {
+    match critical_pool {
+        Some(pool) if priority == Priority::Critical => pool.install(work),
+        _ => work(),
+    }
+}
+
+/// The CRITICAL lane's thread pool (`Shared::critical_pool`): one thread per core, idle
+/// unless CRITICAL work runs.
+pub(super) fn critical_pool() -> Result<rayon::ThreadPool, rayon::ThreadPoolBuildError> {
+    rayon::ThreadPoolBuilder::new()
+        .thread_name(|i| format!("cuzk-critical-{i}"))
+        .build()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use rayon::prelude::*;
+
+    use super::{critical_pool, on_pool};
+    use crate::job::Priority;
+
+    /// CRITICAL parallel work finishes while every thread of rayon's global pool is held by
+    /// other work; other priorities' work runs on the calling thread's pool as before.
+    #[test]
+    fn critical_work_does_not_queue_behind_the_global_pool() {
+        let pool = critical_pool().unwrap();
+        let threads = rayon::current_num_threads();
+        let (release, released) = crossbeam_channel::bounded::<()>(threads);
+        let (started, busy) = crossbeam_channel::bounded::<()>(threads);
+        // Holds every global thread until released (or 30 s, so a failure cannot hang).
+        let blockers = std::thread::spawn(move || {
+            (0..threads).into_par_iter().for_each(|_| {
+                started.send(()).unwrap();
+                let _ = released.recv_timeout(Duration::from_secs(30));
+            })
+        });
+        for _ in 0..threads {
+            busy.recv().unwrap();
+        }
+        let sum = on_pool(Some(&pool), Priority::Critical, || {
+            let name = std::thread::current().name().map(str::to_string);
+            ((0..1000u64).into_par_iter().sum::<u64>(), name)
+        });
+        // Answered while every blocker still holds its thread: it did not wait for them.
+        assert!(!blockers.is_finished());
+        assert_eq!(sum.0, 499_500);
+        assert!(sum.1.unwrap().starts_with("cuzk-critical-"));
+        let ordinary = on_pool(Some(&pool), Priority::High, || {
+            std::thread::current().name().map(str::to_string)
+        });
+        assert_eq!(ordinary, std::thread::current().name().map(str::to_string));
+        for _ in 0..threads {
+            release.send(()).unwrap();
+        }
+        blockers.join().unwrap();
     }
 }
