@@ -17,7 +17,6 @@
 //! those three domain-sized vectors. The proofs are the same bytes.
 
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use blstrs::{G2Projective, Scalar};
@@ -148,11 +147,49 @@ struct G2Inputs {
 /// others), and the time it took.
 type CpuG2Sums = Result<(Vec<Option<G2Projective>>, Duration), ProverError>;
 
+/// Where B_G2's CPU sums are computed: a thread of its own, whose parallel parts use rayon's
+/// global pool; or, for a proof started inside another rayon pool (the engine runs CRITICAL
+/// proofs on a pool of their own), a task of that pool, so that they do not queue behind the
+/// global pool's work.
+enum G2Worker {
+    Thread(std::thread::JoinHandle<CpuG2Sums>),
+    InPool(std::sync::mpsc::Receiver<std::thread::Result<CpuG2Sums>>),
+}
+
+impl G2Worker {
+    fn start(work: impl FnOnce() -> CpuG2Sums + Send + 'static) -> Result<Self, ProverError> {
+        if rayon::current_thread_index().is_some() {
+            let (tx, rx) = std::sync::mpsc::sync_channel(1);
+            // The receiver may be gone (the proof failed first); the result is then unused.
+            rayon::spawn(move || {
+                let _ = tx.send(std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)));
+            });
+            return Ok(G2Worker::InPool(rx));
+        }
+        std::thread::Builder::new()
+            .name("cuzk-b-g2".into())
+            .spawn(work)
+            .map(G2Worker::Thread)
+            .map_err(|e| ProverError::WorkerPanicked(format!("cannot start the B_G2 thread: {e}")))
+    }
+
+    /// Its sums, once computed; a panic is an error naming it.
+    fn join(self) -> CpuG2Sums {
+        let outcome = match self {
+            G2Worker::Thread(handle) => handle.join(),
+            G2Worker::InPool(rx) => rx
+                .recv()
+                .unwrap_or_else(|_| Err(Box::new("the B_G2 task ended without a result"))),
+        };
+        outcome.map_err(|panic| ProverError::WorkerPanicked(panic_message(panic.as_ref())))?
+    }
+}
+
 /// A batch whose GPU part is done and whose B_G2 sums are being computed.
 pub struct GpuPending<P: ProvingKey + Send + Sync + 'static> {
     params: Arc<P>,
     gpu: PendingGpu,
-    b_g2: JoinHandle<CpuG2Sums>,
+    b_g2: G2Worker,
     r_s: Vec<Scalar>,
     s_s: Vec<Scalar>,
     timings: PhaseTimings,
@@ -358,15 +395,10 @@ where
     let b_g2 = {
         let params = Arc::clone(params);
         let uploaded = Arc::clone(&uploaded);
-        std::thread::Builder::new()
-            .name("cuzk-b-g2".into())
-            .spawn(move || {
-                uploaded.wait();
-                b_g2_sums(params.as_ref(), &g2_inputs)
-            })
-            .map_err(|e| {
-                ProverError::WorkerPanicked(format!("cannot start the B_G2 thread: {e}"))
-            })?
+        G2Worker::start(move || {
+            uploaded.wait();
+            b_g2_sums(params.as_ref(), &g2_inputs)
+        })?
     };
     let timings = PhaseTimings {
         prep: started.elapsed(),
@@ -444,9 +476,7 @@ impl<P: ProvingKey + Send + Sync + 'static> GpuPending<P> {
             });
         }
         let (sums, gpu) = (batch.sums, batch.timings);
-        let (cpu_g2_sums, cpu_g2_time) = b_g2
-            .join()
-            .map_err(|panic| ProverError::WorkerPanicked(panic_message(panic.as_ref())))??;
+        let (cpu_g2_sums, cpu_g2_time) = b_g2.join()?;
         let ms = |v: f32| Duration::from_secs_f64(f64::from(v) / 1e3);
         timings.upload = ms(gpu.wait_memory_ms + gpu.upload_ms + gpu.wait_compute_ms);
         timings.wait_memory = ms(gpu.wait_memory_ms);

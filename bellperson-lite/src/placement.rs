@@ -19,6 +19,26 @@ pub enum G2Placement {
     Gpu,
 }
 
+/// A placement name that is none of "auto", "cpu" and "gpu".
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("B_G2 placement `{0}`: auto, cpu or gpu")]
+pub struct UnknownPlacement(pub String);
+
+impl std::str::FromStr for G2Placement {
+    type Err = UnknownPlacement;
+
+    /// "auto", "cpu" or "gpu", as a configuration file or a command line gives it
+    /// (`AutoWithThreads` is decided per proof, not configured).
+    fn from_str(s: &str) -> Result<Self, UnknownPlacement> {
+        match s {
+            "auto" => Ok(G2Placement::Auto),
+            "cpu" => Ok(G2Placement::Cpu),
+            "gpu" => Ok(G2Placement::Gpu),
+            other => Err(UnknownPlacement(other.to_string())),
+        }
+    }
+}
+
 /// The CPU's cost of B's G2 sum per scalar, in nanoseconds of one core: a bulk affine addition
 /// per one, a Pippenger share per other value. Fitted to the H200 machine's 16 cores
 /// (`bench_groth16 --b-g2 cpu`, 2026-11-29, docs/benchmarks.md): about 100 ns per one (sha
@@ -42,7 +62,17 @@ pub fn b_g2_on_gpu_estimate(ones: usize, others: usize, threads: usize, domain: 
 
 #[cfg(test)]
 mod tests {
-    use super::b_g2_on_gpu_estimate;
+    use super::{b_g2_on_gpu_estimate, G2Placement, UnknownPlacement};
+
+    #[test]
+    fn placements_parse_by_their_configured_names() {
+        assert_eq!("auto".parse(), Ok(G2Placement::Auto));
+        assert_eq!("cpu".parse(), Ok(G2Placement::Cpu));
+        assert_eq!("gpu".parse(), Ok(G2Placement::Gpu));
+        let err = "GPU".parse::<G2Placement>().unwrap_err();
+        assert_eq!(err, UnknownPlacement("GPU".into()));
+        assert!(err.to_string().contains("auto, cpu or gpu"), "{err}");
+    }
 
     #[test]
     fn the_estimate_moves_b_g2_to_the_gpu_only_for_many_non_boolean_values() {

@@ -9,7 +9,8 @@
 //! whole budget, and without that every partition that began waiting before the first was
 //! measured would still run alone, one after another.
 
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use parking_lot::{Condvar, Mutex, MutexGuard};
+use std::sync::Arc;
 
 #[derive(Debug, Default)]
 struct State {
@@ -81,11 +82,7 @@ impl Reservation {
             if left.is_zero() {
                 return false;
             }
-            s = budget
-                .freed
-                .wait_timeout(s, left)
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
+            budget.freed.wait_for(&mut s, left);
         }
         if s.closed {
             return false;
@@ -122,7 +119,7 @@ impl MemoryBudget {
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.lock()
     }
 
     pub fn total(&self) -> u64 {
@@ -164,7 +161,7 @@ impl MemoryBudget {
         let mut bytes = estimate().min(self.total);
         let mut s = self.state();
         while !s.closed && s.used + bytes > limit {
-            s = self.freed.wait(s).unwrap_or_else(|e| e.into_inner());
+            self.freed.wait(&mut s);
             // Asked without the lock held: the estimate may take other locks.
             drop(s);
             bytes = estimate().min(self.total);
@@ -292,14 +289,14 @@ mod tests {
             let (budget, known) = (Arc::clone(&budget), Arc::clone(&known));
             // Unknown: the whole budget; once known, that.
             std::thread::spawn(move || {
-                let r = budget.reserve_with(|| known.lock().unwrap().unwrap_or(u64::MAX));
+                let r = budget.reserve_with(|| known.lock().unwrap_or(u64::MAX));
                 let _ = tx.send(r.as_ref().map(Reservation::bytes));
             });
         }
         std::thread::sleep(Duration::from_millis(30));
         assert!(rx.try_recv().is_err(), "waits while nothing fits");
         // The first partition is measured and keeps only what it needs, as synthesis does.
-        *known.lock().unwrap() = Some(20);
+        *known.lock() = Some(20);
         first.shrink_to(20);
         budget.wake();
         let admitted = rx.recv_timeout(Duration::from_secs(10));

@@ -12,6 +12,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer};
 
+pub use bellperson_lite::placement::G2Placement;
+
 /// Why a configuration was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -139,6 +141,7 @@ pub struct GpuConfig {
     /// many non-boolean witness values, or any circuit on a busy host), "cpu"
     /// (always on the CPU beside the GPU; b_g2 then takes no VRAM) or "gpu" (always on the
     /// GPU, inside the compute lock). Default "auto".
+    #[serde(deserialize_with = "placement_by_name")]
     pub b_g2: G2Placement,
     /// With `engine.synthesis = "matrices"`: keep each circuit id's constraint matrices on
     /// the GPUs and evaluate a = A w, b = B w, c = C w there, so that synthesis computes only
@@ -151,30 +154,6 @@ pub struct GpuConfig {
     /// device's free memory when the engine starts, less a margin; a number leaves the rest
     /// to other processes sharing the card. Default "auto".
     pub vram_budget: ByteSize,
-}
-
-/// See [`GpuConfig::b_g2`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum G2Placement {
-    #[default]
-    Auto,
-    Cpu,
-    Gpu,
-}
-
-impl std::str::FromStr for G2Placement {
-    type Err = String;
-
-    /// "auto", "cpu" or "gpu", as in the configuration file.
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "auto" => Ok(G2Placement::Auto),
-            "cpu" => Ok(G2Placement::Cpu),
-            "gpu" => Ok(G2Placement::Gpu),
-            other => Err(format!("B_G2 placement `{other}`: auto, cpu or gpu")),
-        }
-    }
 }
 
 impl Default for GpuConfig {
@@ -426,17 +405,28 @@ pub fn physical_memory() -> u64 {
         .unwrap_or(16 << 30)
 }
 
+/// `gpus.b_g2`: a placement by its name ("auto", "cpu" or "gpu").
+fn placement_by_name<'de, D: Deserializer<'de>>(d: D) -> Result<G2Placement, D::Error> {
+    let name = String::deserialize(d)?;
+    name.parse().map_err(serde::de::Error::custom)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn b_g2_placements_parse_as_in_the_file() {
-        assert_eq!("auto".parse(), Ok(G2Placement::Auto));
-        assert_eq!("cpu".parse(), Ok(G2Placement::Cpu));
-        assert_eq!("gpu".parse(), Ok(G2Placement::Gpu));
-        let err = "GPU".parse::<G2Placement>().unwrap_err();
-        assert!(err.contains("auto, cpu or gpu"), "{err}");
+        for (name, placement) in [
+            ("auto", G2Placement::Auto),
+            ("cpu", G2Placement::Cpu),
+            ("gpu", G2Placement::Gpu),
+        ] {
+            let c = Config::from_toml(&format!("[gpus]\nb_g2 = \"{name}\"")).unwrap();
+            assert_eq!(c.gpus.b_g2, placement);
+        }
+        let err = Config::from_toml("[gpus]\nb_g2 = \"GPU\"").unwrap_err();
+        assert!(err.to_string().contains("auto, cpu or gpu"), "{err}");
     }
 
     #[test]

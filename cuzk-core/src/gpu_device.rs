@@ -5,27 +5,28 @@
 //! of their circuit reaches it, kept until the set changes or is evicted), and its fault
 //! count. A device whose proofs fail with kernel or driver errors [`FAULTS_TO_RETIRE`] times
 //! in a row is taken out of rotation while another device remains (see
-//! [`crate::gpu_workers`] for what its workers then do); the last device in rotation stays.
+//! `gpu_workers` for what its workers then do); the last device in rotation stays.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bellperson_lite::gpu::{device_matrices, streamed_device_matrices};
 use bellperson_lite::matrices::ConstraintMatrices;
 use bellperson_lite::Parameters;
+use parking_lot::Mutex;
 use supraseal_c2::device::{device_count, device_info, DeviceInfo};
 use supraseal_c2::groth16::{DeviceMatrices, GpuLocks};
 
 use crate::config::{ByteSize, Config, G2Placement};
 use crate::error::EngineError;
-use crate::pipeline::GpuParams;
+use crate::gpu_prover::GpuParams;
 use crate::srs::LoadedSrs;
 
 /// A circuit's parameters on one device, with the host set they were made from (a reloaded
 /// set is a new `Arc`, and its device copy is made again).
-type DeviceCopies = HashMap<String, (Arc<Parameters>, Arc<GpuParams<Parameters>>)>;
+type DeviceCopies = HashMap<String, (Arc<Parameters>, Arc<GpuParams>)>;
 
 /// A circuit's constraint matrices on one device, with the host copy they were made from.
 type DeviceMatrixCopies = HashMap<String, (Arc<ConstraintMatrices>, MatrixCopy)>;
@@ -79,9 +80,9 @@ pub(crate) struct DeviceActivity {
 
 impl GpuDevice {
     /// This device's copy of `srs`, made on first use.
-    pub fn params_for(&self, srs: &LoadedSrs) -> Result<Arc<GpuParams<Parameters>>, String> {
+    pub fn params_for(&self, srs: &LoadedSrs) -> Result<Arc<GpuParams>, String> {
         // Held while a copy is made, so that two workers do not upload the same set twice.
-        let mut cache = self.params.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cache = self.params.lock();
         if let Some((host, on_device)) = cache.get(&srs.circuit_id) {
             if Arc::ptr_eq(host, &srs.params) {
                 return Ok(Arc::clone(on_device));
@@ -117,11 +118,11 @@ impl GpuDevice {
         &self,
         circuit_id: &str,
         host: &Arc<ConstraintMatrices>,
-        params: &GpuParams<Parameters>,
+        params: &GpuParams,
     ) -> Option<Arc<DeviceMatrices>> {
         let streamed = !params.device.is_resident();
         // Held while a copy is made, so that two workers do not upload the same matrices.
-        let mut cache = lock(&self.matrices);
+        let mut cache = self.matrices.lock();
         match cache.get(circuit_id) {
             Some((made_from, copy)) if Arc::ptr_eq(made_from, host) => match copy {
                 MatrixCopy::OnDevice(m) => return Some(Arc::clone(m)),
@@ -164,8 +165,8 @@ impl GpuDevice {
 
     /// Drops this device's copies of a parameter set and its matrices.
     pub fn evict(&self, circuit_id: &str) {
-        lock(&self.params).remove(circuit_id);
-        lock(&self.matrices).remove(circuit_id);
+        self.params.lock().remove(circuit_id);
+        self.matrices.lock().remove(circuit_id);
     }
 
     /// Nanoseconds the compute lock was held since the engine started.
@@ -179,7 +180,7 @@ impl GpuDevice {
     pub fn activity(&self) -> DeviceActivity {
         DeviceActivity {
             retired: self.is_retired(),
-            in_hand: lock(&self.in_hand).iter().flatten().cloned().collect(),
+            in_hand: self.in_hand.lock().iter().flatten().cloned().collect(),
         }
     }
 
@@ -202,7 +203,7 @@ impl GpuDevice {
         if faults < FAULTS_TO_RETIRE {
             return false;
         }
-        let mut in_rotation = lock(&self.in_rotation);
+        let mut in_rotation = self.in_rotation.lock();
         if self.is_retired() || *in_rotation <= 1 {
             return false;
         }
@@ -223,7 +224,7 @@ impl GpuDevice {
 
     /// Records what `worker` holds now (for the status).
     pub fn hold(&self, worker: usize, held: Option<(String, String)>) {
-        let mut in_hand = lock(&self.in_hand);
+        let mut in_hand = self.in_hand.lock();
         if in_hand.len() <= worker {
             in_hand.resize(worker + 1, None);
         }
@@ -308,8 +309,4 @@ pub(crate) fn open_devices(config: &Config) -> Result<Vec<Arc<GpuDevice>>, Engin
             })
         })
         .collect())
-}
-
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }

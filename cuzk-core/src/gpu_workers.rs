@@ -21,14 +21,14 @@ use crossbeam_channel::{Receiver, Sender};
 use supraseal_c2::CudaError;
 
 use crate::budget::Reservation;
-use crate::engine::Shared;
 use crate::gpu_device::{GpuDevice, FAULTS_TO_RETIRE};
 use crate::gpu_phases::GpuPhases;
+use crate::gpu_prover::{prove_start, StartOn};
 use crate::handoff::HandOffReceiver;
 use crate::job::Priority;
 use crate::panics::panic_message;
-use crate::pipeline::{gpu_prove_finish, gpu_prove_start, Synthesized};
 use crate::scheduler::QueuedPartition;
+use crate::shared::Shared;
 use crate::srs::LoadedSrs;
 use crate::timeline::{Lane, Phase};
 use crate::workers::{deliver, partition_span, SynthesizedPartition};
@@ -150,11 +150,6 @@ pub(crate) fn gpu_worker_loop(
             },
             None => None,
         };
-        let synth = Synthesized {
-            assignments: vec![assignment],
-            r_s: vec![r],
-            s_s: vec![s],
-        };
         device.hold(
             worker,
             Some((item.job.id.to_string(), item.job.kind.clone())),
@@ -167,14 +162,14 @@ pub(crate) fn gpu_worker_loop(
                         "injected fault (Engine::inject_gpu_faults)".into(),
                     )));
                 }
-                gpu_prove_start(
-                    synth,
-                    &params,
-                    &device.locks,
-                    Some(b_g2_threads(&shared)),
-                    on_device.as_deref(),
-                    gpu_priority(priority, shared.config.engine.critical_lane),
-                )
+                let on = StartOn {
+                    params: &params,
+                    locks: &device.locks,
+                    b_g2_threads: b_g2_threads(&shared),
+                    matrices: on_device.as_deref(),
+                    priority: gpu_priority(priority, shared.config.engine.critical_lane),
+                };
+                prove_start(on, assignment, r, s)
             }))
         });
         device.hold(worker, None);
@@ -265,8 +260,7 @@ pub(crate) fn finalizer_loop(
         } = p;
         let _span = partition_span(&item).entered();
         let started = Instant::now();
-        let finished =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| gpu_prove_finish(pending)));
+        let finished = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pending.finish()));
         drop(reservation);
         let took = started.elapsed();
         item.job.add_timings(|t| t.finalize += took);
@@ -279,10 +273,10 @@ pub(crate) fn finalizer_loop(
             if timings.chunk_points > 0 {
                 // Once per circuit id and process: the operator learns why this card's
                 // proofs are slower than its kernels would make them.
-                static SEEN: std::sync::Mutex<Vec<(String, i32)>> =
-                    std::sync::Mutex::new(Vec::new());
+                static SEEN: parking_lot::Mutex<Vec<(String, i32)>> =
+                    parking_lot::Mutex::new(Vec::new());
                 let key = (srs.circuit_id.clone(), ordinal);
-                let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+                let mut seen = SEEN.lock();
                 if !seen.contains(&key) {
                     seen.push(key);
                     tracing::info!(

@@ -17,7 +17,9 @@
 //! gone and nothing is left.
 
 use std::collections::BinaryHeap;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::Arc;
+
+use parking_lot::{Condvar, Mutex, MutexGuard};
 
 use crate::job::Priority;
 
@@ -113,14 +115,14 @@ impl<T> Ord for Entry<T> {
 }
 
 impl<T> Shared<T> {
-    /// The state; a thread that panicked while holding the lock left it consistent (every
-    /// change is one push or pop), so a poisoned lock is used as is.
+    /// The state (parking_lot: a panic while it is held leaves it usable, and every change
+    /// is one push or pop, so it is consistent).
     fn lock(&self) -> MutexGuard<'_, State<T>> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.lock()
     }
 
-    fn wait<'a>(&self, guard: MutexGuard<'a, State<T>>) -> MutexGuard<'a, State<T>> {
-        self.changed.wait(guard).unwrap_or_else(|e| e.into_inner())
+    fn wait(&self, guard: &mut MutexGuard<'_, State<T>>) {
+        self.changed.wait(guard);
     }
 
     /// Whether an item of `priority` has a free slot: other items count against `capacity`
@@ -167,7 +169,7 @@ impl<T> HandOffSender<T> {
                 shared.changed.notify_all();
                 return Ok(());
             }
-            state = shared.wait(state);
+            shared.wait(&mut state);
         }
     }
 }
@@ -214,7 +216,7 @@ impl<T> HandOffReceiver<T> {
             if state.senders == 0 {
                 return None;
             }
-            state = shared.wait(state);
+            shared.wait(&mut state);
         }
     }
 

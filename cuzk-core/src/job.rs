@@ -9,10 +9,11 @@
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use bellperson_lite::Proof;
+use parking_lot::{Mutex, MutexGuard};
 use tokio::sync::watch;
 
 use crate::kind::{Partition, ProofWork};
@@ -177,7 +178,7 @@ impl Job {
 
     fn progress(&self) -> MutexGuard<'_, Progress> {
         // A panic while holding this lock leaves plain counters behind: still usable.
-        self.progress.lock().unwrap_or_else(|e| e.into_inner())
+        self.progress.lock()
     }
 
     /// A partition starts: the job is RUNNING (unless it has ended).
@@ -328,7 +329,7 @@ impl Tables {
 
 impl JobTable {
     fn tables(&self) -> MutexGuard<'_, Tables> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        self.inner.lock()
     }
 
     pub fn get(&self, id: &JobId) -> Option<Arc<Job>> {

@@ -13,11 +13,15 @@
 //! - `gpu_device` (feature `cuda`): the GPUs in use: locks, resident parameters and
 //!   matrices, faults and rotation.
 //! - `gpu_workers` (feature `cuda`): the GPU workers and the finalizers.
+//! - `gpu_prover` (feature `cuda`): a partition's GPU halves (start on a worker, finish on a
+//!   finalizer) and a parameter set's copy on a GPU.
 //! - [`job`]: requests, job ids and priorities, job state and results.
 //! - [`gpu_phases`]: where a job's GPU halves spent their time, phase by phase.
 //! - [`kind`]: proof kinds ([`kind::ProofWork`]) and partitions; the generic bellpepper kind.
 //! - [`native_witness`]: a kind's native witness, used per circuit id once checked.
 //! - `scheduler`: the priority queue of partitions.
+//! - `shared`: what the engine's threads share, and what they learn per circuit.
+//! - `active`: a count of things under way (partitions in synthesis).
 //! - `budget`: the host-memory budget (blocking reservations).
 //! - [`circuit_id`]: the rule that keeps circuit ids names, not paths.
 //! - [`srs`]: the parameter sets by circuit id: loading, sharing, LRU eviction, tiers.
@@ -26,12 +30,11 @@
 //! - [`sweep`]: a load generator for benchmarks (jobs kept in flight, steady-state figures).
 //! - [`timeline`]: what each engine thread did when (recorded on request), drawn as SVG.
 //! - [`metrics`]: counters and histograms in the Prometheus text format.
-//! - [`pipeline`]: the stages of one proof: synthesis, then the GPU prover's start and finish
-//!   halves (feature `cuda`) or the CPU prover.
 //! - [`error`]: the engine's typed errors.
 //!
 //! [`bellperson_lite`] is re-exported, so that the daemon and embedders depend on one crate.
 
+mod active;
 mod budget;
 pub mod circuit_id;
 pub mod config;
@@ -43,6 +46,8 @@ pub mod filecoin;
 mod gpu_device;
 pub mod gpu_phases;
 #[cfg(feature = "cuda")]
+mod gpu_prover;
+#[cfg(feature = "cuda")]
 mod gpu_workers;
 mod handoff;
 pub mod job;
@@ -51,9 +56,9 @@ pub mod metrics;
 pub mod native_witness;
 mod page_cache;
 mod panics;
-pub mod pipeline;
 mod provers;
 mod scheduler;
+mod shared;
 pub mod srs;
 pub mod sweep;
 pub mod timeline;

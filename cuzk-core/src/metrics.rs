@@ -4,9 +4,9 @@
 //! describe the engine's present state (queue depth, running jobs, workers) are passed in at
 //! render time rather than mirrored here, so they cannot go stale.
 
+use parking_lot::{Mutex, MutexGuard};
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// Upper bounds of the duration buckets, in seconds (proofs run from milliseconds for small
@@ -88,7 +88,7 @@ impl Default for Metrics {
 
 impl Metrics {
     fn values(&self) -> MutexGuard<'_, Values> {
-        self.values.lock().unwrap_or_else(|e| e.into_inner())
+        self.values.lock()
     }
 
     pub fn uptime(&self) -> Duration {

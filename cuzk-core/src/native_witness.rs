@@ -12,10 +12,10 @@
 
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Mutex, MutexGuard};
 
 use bellpepper_core::SynthesisError;
 use bellperson_lite::matrices::Witness;
+use parking_lot::{Mutex, MutexGuard};
 
 use crate::kind::MatrixPath;
 use crate::metrics::Metrics;
@@ -70,7 +70,7 @@ impl NativeWitnesses {
     }
 
     fn states(&self) -> MutexGuard<'_, BTreeMap<String, NativeWitnessState>> {
-        self.states.lock().unwrap_or_else(|e| e.into_inner())
+        self.states.lock()
     }
 
     pub(crate) fn status(&self) -> Vec<NativeWitnessStatus> {

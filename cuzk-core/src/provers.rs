@@ -8,10 +8,24 @@ use std::time::Duration;
 use std::sync::Arc;
 
 use crate::config::Config;
-use crate::engine::GpuStatus;
 use crate::error::EngineError;
 #[cfg(feature = "cuda")]
 use crate::gpu_device::GpuDevice;
+
+/// One GPU in use.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuStatus {
+    pub ordinal: u32,
+    pub name: String,
+    pub vram_total_bytes: u64,
+    pub vram_free_bytes: u64,
+    /// Fraction of the engine's uptime its compute lock was held.
+    pub busy_fraction: f64,
+    /// Taken out of rotation after repeated GPU faults: it takes no more work.
+    pub out_of_rotation: bool,
+    /// (job id, kind) of each partition its workers hold now.
+    pub in_hand: Vec<(String, String)>,
+}
 
 /// The provers the engine runs: GPU workers when a GPU is used, else CPU provers.
 pub(crate) enum Provers {

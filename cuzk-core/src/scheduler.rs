@@ -9,7 +9,9 @@
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::Arc;
+
+use parking_lot::{Condvar, Mutex, MutexGuard};
 
 use crate::job::{Job, Priority};
 
@@ -67,7 +69,7 @@ pub(crate) struct PartitionQueue {
 
 impl PartitionQueue {
     fn state(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.lock()
     }
 
     /// Queues every partition of `job`, unless the queue already has `capacity` live jobs
@@ -139,7 +141,7 @@ impl PartitionQueue {
                     break;
                 }
             }
-            s = self.ready.wait(s).unwrap_or_else(|e| e.into_inner());
+            self.ready.wait(&mut s);
         }
     }
 

@@ -13,7 +13,6 @@
 //! failed elsewhere) before spending work on it.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -28,12 +27,12 @@ use bellperson_lite::{Proof, ProverError, Scalar};
 
 use crate::budget::Reservation;
 use crate::config::SynthesisPath;
-use crate::engine::Shared;
 use crate::handoff::{HandOffReceiver, HandOffSender};
-use crate::job::{Job, JobResult, JobState, Priority};
+use crate::job::Priority;
 use crate::kind::{assignment_bytes, Partition};
 use crate::panics::panic_message;
 use crate::scheduler::QueuedPartition;
+use crate::shared::Shared;
 use crate::srs::LoadedSrs;
 use crate::timeline::{Lane, Phase};
 
@@ -78,31 +77,6 @@ pub(crate) fn synthesis_loop(
             Ok(None) => {}
             Err(message) => shared.fail(&job, message),
         }
-    }
-}
-
-/// How many of something are under way (partitions in synthesis); [`ActiveCount::enter`]
-/// counts one until its guard drops.
-#[derive(Debug, Default)]
-pub(crate) struct ActiveCount(AtomicUsize);
-
-impl ActiveCount {
-    pub(crate) fn enter(&self) -> ActiveGuard<'_> {
-        self.0.fetch_add(1, Ordering::Relaxed);
-        ActiveGuard(&self.0)
-    }
-
-    pub(crate) fn get(&self) -> usize {
-        self.0.load(Ordering::Relaxed)
-    }
-}
-
-/// One under way; counted down on drop (also when a panic unwinds through it).
-pub(crate) struct ActiveGuard<'a>(&'a AtomicUsize);
-
-impl Drop for ActiveGuard<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -353,77 +327,6 @@ pub(crate) fn finish_partition(
     job.deliver(item.index, proof, |result| shared.ended(&job, result));
 }
 
-impl Shared {
-    /// Fails `job` (unless it has already ended) and records it.
-    pub(crate) fn fail(&self, job: &Job, message: String) {
-        tracing::warn!("job {} failed: {message}", job.id);
-        job.abort(JobState::Failed, message, |result| self.ended(job, result));
-    }
-
-    /// Cancels `job` unless it has ended; returns whether this call ended it.
-    pub(crate) fn cancel(&self, job: &Job, reason: &str) -> bool {
-        job.abort(JobState::Cancelled, reason.to_string(), |result| {
-            self.ended(job, result)
-        })
-        .is_some()
-    }
-
-    /// Cancels every job that has not ended; returns how many.
-    pub(crate) fn cancel_all(&self, reason: &str) -> usize {
-        self.jobs
-            .active()
-            .iter()
-            .filter(|job| self.cancel(job, reason))
-            .count()
-    }
-
-    /// Proves a partition again after a fault that may not repeat (a proof that failed its
-    /// self-check, a GPU error); the second time, fails its job with `final_message`.
-    pub(crate) fn retry_or_fail(&self, item: QueuedPartition, what: &str, final_message: String) {
-        if item.attempt == 0 {
-            tracing::warn!(
-                "job {} partition {}: {what}; proving it again",
-                item.job.id,
-                item.index
-            );
-            self.queue.push_retry(item);
-        } else {
-            self.fail(&item.job, final_message);
-        }
-    }
-
-    /// Book-keeping for a job that has just ended, and its log line; called before the job's
-    /// waiters see the result, so that a caller reading the status or the metrics after its
-    /// job ended finds the job counted.
-    pub(crate) fn ended(&self, job: &Job, result: &JobResult) {
-        let ms = |d: std::time::Duration| d.as_millis() as u64;
-        let t = &result.timings;
-        tracing::info!(
-            job = %job.id,
-            kind = %job.kind,
-            circuit = %job.circuit_id,
-            partitions = job.partitions.len(),
-            state = ?result.state,
-            queue_wait_ms = ms(t.queue_wait),
-            srs_load_ms = ms(t.srs_load),
-            synthesis_ms = ms(t.synthesis),
-            prove_ms = ms(t.prove),
-            finalize_ms = ms(t.finalize),
-            verify_ms = ms(t.verify),
-            total_ms = ms(t.total),
-            error = result.error.as_deref().unwrap_or(""),
-            "job ended"
-        );
-        match result.state {
-            JobState::Completed => self.metrics.completed(&job.kind, result.timings.total),
-            JobState::Failed => self.metrics.failed(&job.kind),
-            JobState::Cancelled => self.metrics.cancelled(&job.kind),
-            JobState::Queued | JobState::Running => {}
-        }
-        self.jobs.record_end(&job.id, job.request_id.clone());
-    }
-}
-
 /// The span of one partition's work (job, partition index, attempt).
 pub(crate) fn partition_span(item: &QueuedPartition) -> tracing::Span {
     tracing::info_span!(
@@ -436,7 +339,7 @@ pub(crate) fn partition_span(item: &QueuedPartition) -> tracing::Span {
 
 #[cfg(test)]
 mod tests {
-    use super::{working_set_bound, ActiveCount};
+    use super::working_set_bound;
     use crate::kind::{assignment_bytes, Partition};
     use bellperson_lite::circuits::ShaCircuit;
     use bellperson_lite::generator::generate_random_parameters;
@@ -472,24 +375,5 @@ mod tests {
             witness_bound < full,
             "witness only is {witness_bound}, full {full}"
         );
-    }
-
-    #[test]
-    fn active_count_follows_its_guards_and_survives_a_panic() {
-        let count = ActiveCount::default();
-        let a = count.enter();
-        let b = count.enter();
-        assert_eq!(count.get(), 2);
-        drop(a);
-        assert_eq!(count.get(), 1);
-        let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let _c = count.enter();
-            assert_eq!(count.get(), 2);
-            panic!("synthesis panicked");
-        }));
-        assert!(unwound.is_err());
-        assert_eq!(count.get(), 1);
-        drop(b);
-        assert_eq!(count.get(), 0);
     }
 }

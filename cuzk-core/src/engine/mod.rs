@@ -6,18 +6,19 @@
 //! OS threads, never on the caller's runtime.
 //!
 //! - this module: [`Engine`]: start, intake, cancel, parameters, timeline, shutdown;
-//! - `shared`: what the engine's threads share, and what they learn per circuit;
 //! - `status`: [`Engine::status`] and [`Engine::metrics`].
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use bellperson_lite::Parameters;
+use parking_lot::Mutex;
 use rand::RngCore;
 
+use crate::active::ActiveCount;
 use crate::budget::MemoryBudget;
 use crate::config::Config;
 use crate::error::EngineError;
@@ -27,15 +28,15 @@ use crate::metrics::Metrics;
 use crate::native_witness::NativeWitnesses;
 use crate::provers::Provers;
 use crate::scheduler::{PartitionQueue, PushError};
+use crate::shared::{critical_pool, Shared};
 use crate::srs::SrsManager;
 use crate::timeline::{Recorder, Timeline};
-use crate::workers::{cpu_prover_loop, synthesis_loop, ActiveCount, SynthesizedPartition};
+use crate::workers::{cpu_prover_loop, synthesis_loop, SynthesizedPartition};
 
-mod shared;
 mod status;
 
-pub(crate) use shared::Shared;
-pub use status::{EngineStatus, GpuStatus, QueueStatus};
+pub use crate::provers::GpuStatus;
+pub use status::{EngineStatus, QueueStatus};
 
 /// A job accepted by [`Engine::submit`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,7 +98,7 @@ impl Engine {
             config.engine.native_witness_check_every,
         );
         let critical_pool = if config.engine.critical_lane {
-            let pool = shared::critical_pool().map_err(|e| EngineError::Spawn {
+            let pool = critical_pool().map_err(|e| EngineError::Spawn {
                 what: "CRITICAL pool",
                 source: std::io::Error::other(e),
             })?;
@@ -233,10 +234,7 @@ impl Engine {
                 self.stop_threads();
                 EngineError::Spawn { what, source }
             })?;
-        self.threads
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(handle);
+        self.threads.lock().push(handle);
         Ok(())
     }
 
@@ -408,22 +406,13 @@ impl Engine {
     /// partition proved on a GPU, two on a CPU prover); a recording in progress is dropped.
     /// For benchmarks and diagnosis: see [`crate::timeline`].
     pub fn record_timeline(&self, capacity: usize) {
-        *self
-            .shared
-            .timeline
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = Some(Recorder::new(capacity));
+        *self.shared.timeline.lock() = Some(Recorder::new(capacity));
     }
 
     /// Stops the recording and returns it; `None` when none was started. A phase that ends
     /// after this call is not in it.
     pub fn take_timeline(&self) -> Option<Timeline> {
-        let recorder = self
-            .shared
-            .timeline
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
+        let recorder = self.shared.timeline.lock().take();
         recorder.map(Recorder::finish)
     }
 
@@ -444,15 +433,8 @@ impl Engine {
         let drained = tokio::time::timeout(deadline, all_done).await.is_ok();
         let cancelled = self.shared.cancel_all("the engine shut down");
         self.stop_threads();
-        let mut threads =
-            std::mem::take(&mut *self.threads.lock().unwrap_or_else(|e| e.into_inner()));
-        threads.append(
-            &mut self
-                .shared
-                .recorders
-                .lock()
-                .unwrap_or_else(|e| e.into_inner()),
-        );
+        let mut threads = std::mem::take(&mut *self.threads.lock());
+        threads.append(&mut self.shared.recorders.lock());
         let (joined_tx, joined_rx) = tokio::sync::oneshot::channel();
         // A plain thread joins them: a blocking task would hold the caller's runtime open.
         let joiner = std::thread::Builder::new()

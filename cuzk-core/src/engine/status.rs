@@ -9,6 +9,7 @@ use crate::metrics::Gauges;
 use crate::srs::SrsStatus;
 
 use super::Engine;
+use crate::provers::GpuStatus;
 
 /// Jobs of one kind.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -42,21 +43,6 @@ pub struct EngineStatus {
     pub memory_budget_bytes: u64,
     /// Circuit ids with a native witness generator, and whether it is used.
     pub native_witness: Vec<crate::native_witness::NativeWitnessStatus>,
-}
-
-/// One GPU in use.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GpuStatus {
-    pub ordinal: u32,
-    pub name: String,
-    pub vram_total_bytes: u64,
-    pub vram_free_bytes: u64,
-    /// Fraction of the engine's uptime its compute lock was held.
-    pub busy_fraction: f64,
-    /// Taken out of rotation after repeated GPU faults: it takes no more work.
-    pub out_of_rotation: bool,
-    /// (job id, kind) of each partition its workers hold now.
-    pub in_hand: Vec<(String, String)>,
 }
 
 impl Engine {

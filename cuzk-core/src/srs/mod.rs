@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bellperson_lite::params::{
@@ -22,6 +22,7 @@ use bellperson_lite::params::{
 };
 use bellperson_lite::verifier::{prepare_verifying_key, PreparedVerifyingKey};
 use bellperson_lite::{Parameters, ParamsError};
+use parking_lot::{Mutex, MutexGuard};
 
 use crate::circuit_id::{self, InvalidCircuitId};
 use crate::page_cache::resident_fraction;
@@ -133,7 +134,7 @@ impl SrsManager {
     }
 
     fn slots(&self) -> MutexGuard<'_, BTreeMap<String, Slot>> {
-        self.slots.lock().unwrap_or_else(|e| e.into_inner())
+        self.slots.lock()
     }
 
     fn tick(&self) -> u64 {
@@ -221,7 +222,7 @@ impl SrsManager {
         if let Some(found) = self.lookup(id) {
             return Ok((found, Duration::ZERO));
         }
-        let _loading = self.loading.lock().unwrap_or_else(|e| e.into_inner());
+        let _loading = self.loading.lock();
         if let Some(found) = self.lookup(id) {
             return Ok((found, Duration::ZERO));
         }

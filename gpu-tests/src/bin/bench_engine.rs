@@ -47,7 +47,7 @@ fn parse_args() -> Result<(SweepPlan, Config), String> {
             "--devices" => {
                 config.gpus.devices = list(value()?)?.into_iter().map(|d| d as u32).collect()
             }
-            "--b-g2" => config.gpus.b_g2 = value()?.parse()?,
+            "--b-g2" => config.gpus.b_g2 = value()?.parse().map_err(|e| format!("{e}"))?,
             "--abc" => config.gpus.matrices_on_gpu = abc_on_gpu(&value()?)?,
             "--concurrency" => plan.concurrency = list(value()?)?,
             "--synthesis-threads" => {

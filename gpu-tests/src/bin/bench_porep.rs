@@ -80,7 +80,7 @@ fn options() -> Result<Options, String> {
             "--reference-runs" => o.reference_runs = number(value()?)?,
             "--timed-jobs" => o.timed_jobs = number(value()?)?,
             "--param-cache" => o.param_cache = PathBuf::from(value()?),
-            "--b-g2" => o.b_g2 = value()?.parse()?,
+            "--b-g2" => o.b_g2 = value()?.parse().map_err(|e| format!("{e}"))?,
             "--abc" => o.abc_on_gpu = cuzk_gpu_tests::abc_on_gpu(&value()?)?,
             "--concurrency" => {
                 o.concurrency = value()?

@@ -4,22 +4,23 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
 
 use bellperson_lite::matrices::{ConstraintMatrices, MatrixFileError};
+use parking_lot::Mutex;
 
+use crate::active::ActiveCount;
 use crate::budget::MemoryBudget;
 use crate::config::Config;
-use crate::job::{JobTable, Priority};
+use crate::job::{Job, JobResult, JobState, JobTable, Priority};
 use crate::kind::MatrixPath;
 use crate::metrics::Metrics;
 use crate::native_witness::NativeWitnesses;
 use crate::scheduler::{PartitionQueue, QueuedPartition};
 use crate::srs::SrsManager;
 use crate::timeline::{Lane, Phase, Recorder};
-use crate::workers::ActiveCount;
 
 /// What the threads share.
 pub(crate) struct Shared {
@@ -32,16 +33,16 @@ pub(crate) struct Shared {
     /// Which circuit ids' native witnesses were checked and are used.
     pub native_witnesses: NativeWitnesses,
     /// False once shutdown has begun: new jobs are refused.
-    pub(super) accepting: AtomicBool,
+    pub(crate) accepting: AtomicBool,
     /// Random per engine, so that job ids of two runs do not collide.
-    pub(super) job_prefix: String,
-    pub(super) next_job: AtomicU64,
+    pub(crate) job_prefix: String,
+    pub(crate) next_job: AtomicU64,
     /// Bytes of a synthesized partition, per circuit id, as last measured: the estimate for
     /// the next one when its kind gives none.
-    pub(super) working_sets: Mutex<HashMap<String, u64>>,
+    pub(crate) working_sets: Mutex<HashMap<String, u64>>,
     /// Constraint matrices per circuit id, recorded (or loaded) once; the inner lock makes
     /// the other partitions of a circuit wait for the first one's recording.
-    pub(super) matrices: Mutex<HashMap<String, MatrixSlot>>,
+    pub(crate) matrices: Mutex<HashMap<String, MatrixSlot>>,
     /// Partitions being synthesized now: the cores they hold are not free for B's G2 sum
     /// (`gpus.b_g2 = "auto"` weighs the CPU with what is left).
     pub synthesizing: ActiveCount,
@@ -51,24 +52,24 @@ pub(crate) struct Shared {
     /// Circuit ids whose matrices a GPU cannot hold (its budget streams their parameters):
     /// their partitions compute a, b and c in synthesis, inside their RAM reservation,
     /// instead of leaving them to a GPU worker that would have to go over the budget.
-    pub(super) products_on_cpu: Mutex<HashSet<String>>,
-    /// The timeline being recorded, if any ([`Engine::record_timeline`]).
-    pub(super) timeline: Mutex<Option<Recorder>>,
+    pub(crate) products_on_cpu: Mutex<HashSet<String>>,
+    /// The timeline being recorded, if any ([`Engine::record_timeline`](crate::Engine::record_timeline)).
+    pub(crate) timeline: Mutex<Option<Recorder>>,
     /// With the CRITICAL lane, the threads that run CRITICAL partitions' parallel CPU work
     /// (witness, products, the GPU half's scalar splits). On rayon's global pool that work
     /// queued behind other partitions' tasks: under a 32 GiB PoRep load a WinningPoSt's splits
     /// took 0.9-2.6 s instead of milliseconds (H200, 2026-12-03). Its own pool's threads
     /// share the cores with the others instead of waiting for them.
-    pub(super) critical_pool: Option<rayon::ThreadPool>,
+    pub(crate) critical_pool: Option<rayon::ThreadPool>,
     /// Threads recording a circuit's matrices ahead of its partitions' witnesses
     /// ([`Shared::record_matrices_ahead`]); joined at shutdown with the engine's own.
-    pub(super) recorders: Mutex<Vec<JoinHandle<()>>>,
+    pub(crate) recorders: Mutex<Vec<JoinHandle<()>>>,
     /// Circuit ids a recorder thread is working on, so that one is started per id.
-    pub(super) recording: Mutex<HashSet<String>>,
+    pub(crate) recording: Mutex<HashSet<String>>,
 }
 
 /// One circuit id's matrices, once recorded.
-pub(super) type MatrixSlot = Arc<Mutex<Option<Arc<ConstraintMatrices>>>>;
+pub(crate) type MatrixSlot = Arc<Mutex<Option<Arc<ConstraintMatrices>>>>;
 
 impl Shared {
     /// Adds a span of `item` to the timeline being recorded, if any.
@@ -85,7 +86,7 @@ impl Shared {
 
     /// Runs `f` on the timeline being recorded, if any.
     pub fn with_timeline(&self, f: impl FnOnce(&mut Recorder)) {
-        let mut timeline = self.timeline.lock().unwrap_or_else(|e| e.into_inner());
+        let mut timeline = self.timeline.lock();
         if let Some(recorder) = timeline.as_mut() {
             f(recorder);
         }
@@ -103,30 +104,18 @@ impl Shared {
 
     /// Whether synthesis leaves `circuit_id`'s products to the GPUs.
     pub(crate) fn products_left_to_gpu(&self, circuit_id: &str) -> bool {
-        self.products_on_gpu
-            && !self
-                .products_on_cpu
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .contains(circuit_id)
+        self.products_on_gpu && !self.products_on_cpu.lock().contains(circuit_id)
     }
 
     /// From now on `circuit_id`'s partitions compute their products in synthesis (see
     /// `products_on_cpu`); true the first time.
     #[cfg(feature = "cuda")]
     pub(crate) fn keep_products_on_cpu(&self, circuit_id: &str) -> bool {
-        self.products_on_cpu
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(circuit_id.to_string())
+        self.products_on_cpu.lock().insert(circuit_id.to_string())
     }
 
     pub(crate) fn seen_working_set(&self, circuit_id: &str) -> Option<u64> {
-        self.working_sets
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(circuit_id)
-            .copied()
+        self.working_sets.lock().get(circuit_id).copied()
     }
 
     /// The matrices of `circuit_id`, recorded from `path` (and saved, or loaded, under
@@ -140,11 +129,10 @@ impl Shared {
         let slot = Arc::clone(
             self.matrices
                 .lock()
-                .unwrap_or_else(|e| e.into_inner())
                 .entry(circuit_id.to_string())
                 .or_default(),
         );
-        let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+        let mut slot = slot.lock();
         if let Some(m) = slot.as_ref() {
             return Ok(Arc::clone(m));
         }
@@ -178,17 +166,12 @@ impl Shared {
     /// others', is made while the matrices are. A failed recording is logged, and the next
     /// [`Shared::matrices_for`] tries again.
     pub(crate) fn record_matrices_ahead(self: &Arc<Self>, circuit_id: &str, path: &MatrixPath) {
-        let slot = self
-            .matrices
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(circuit_id)
-            .cloned();
+        let slot = self.matrices.lock().get(circuit_id).cloned();
         // Locked: being recorded by a partition's thread; Some: recorded.
         if slot.is_some_and(|slot| slot.try_lock().map_or(true, |m| m.is_some())) {
             return;
         }
-        let mut recording = self.recording.lock().unwrap_or_else(|e| e.into_inner());
+        let mut recording = self.recording.lock();
         if !recording.insert(circuit_id.to_string()) {
             return;
         }
@@ -203,34 +186,20 @@ impl Shared {
                         "recording the matrices ahead failed: {e}"
                     );
                 }
-                shared
-                    .recording
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .remove(&id);
+                shared.recording.lock().remove(&id);
             });
         match spawned {
-            Ok(handle) => self
-                .recorders
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(handle),
+            Ok(handle) => self.recorders.lock().push(handle),
             // No thread: the partitions record them themselves, as before.
             Err(_) => {
-                self.recording
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .remove(circuit_id);
+                self.recording.lock().remove(circuit_id);
             }
         }
     }
 
     /// Forgets the matrices of `circuit_id`.
     pub(crate) fn forget_matrices(&self, circuit_id: &str) {
-        self.matrices
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(circuit_id);
+        self.matrices.lock().remove(circuit_id);
     }
 
     /// Records a partition's measured working set as the estimate for the next ones of its
@@ -239,11 +208,82 @@ impl Shared {
         let previous = self
             .working_sets
             .lock()
-            .unwrap_or_else(|e| e.into_inner())
             .insert(circuit_id.to_string(), bytes);
         if previous != Some(bytes) {
             self.budget.wake();
         }
+    }
+}
+
+/// How a job ends: failed, cancelled, or a partition proved again.
+impl Shared {
+    /// Fails `job` (unless it has already ended) and records it.
+    pub(crate) fn fail(&self, job: &Job, message: String) {
+        tracing::warn!("job {} failed: {message}", job.id);
+        job.abort(JobState::Failed, message, |result| self.ended(job, result));
+    }
+
+    /// Cancels `job` unless it has ended; returns whether this call ended it.
+    pub(crate) fn cancel(&self, job: &Job, reason: &str) -> bool {
+        job.abort(JobState::Cancelled, reason.to_string(), |result| {
+            self.ended(job, result)
+        })
+        .is_some()
+    }
+
+    /// Cancels every job that has not ended; returns how many.
+    pub(crate) fn cancel_all(&self, reason: &str) -> usize {
+        self.jobs
+            .active()
+            .iter()
+            .filter(|job| self.cancel(job, reason))
+            .count()
+    }
+
+    /// Proves a partition again after a fault that may not repeat (a proof that failed its
+    /// self-check, a GPU error); the second time, fails its job with `final_message`.
+    pub(crate) fn retry_or_fail(&self, item: QueuedPartition, what: &str, final_message: String) {
+        if item.attempt == 0 {
+            tracing::warn!(
+                "job {} partition {}: {what}; proving it again",
+                item.job.id,
+                item.index
+            );
+            self.queue.push_retry(item);
+        } else {
+            self.fail(&item.job, final_message);
+        }
+    }
+
+    /// Book-keeping for a job that has just ended, and its log line; called before the job's
+    /// waiters see the result, so that a caller reading the status or the metrics after its
+    /// job ended finds the job counted.
+    pub(crate) fn ended(&self, job: &Job, result: &JobResult) {
+        let ms = |d: std::time::Duration| d.as_millis() as u64;
+        let t = &result.timings;
+        tracing::info!(
+            job = %job.id,
+            kind = %job.kind,
+            circuit = %job.circuit_id,
+            partitions = job.partitions.len(),
+            state = ?result.state,
+            queue_wait_ms = ms(t.queue_wait),
+            srs_load_ms = ms(t.srs_load),
+            synthesis_ms = ms(t.synthesis),
+            prove_ms = ms(t.prove),
+            finalize_ms = ms(t.finalize),
+            verify_ms = ms(t.verify),
+            total_ms = ms(t.total),
+            error = result.error.as_deref().unwrap_or(""),
+            "job ended"
+        );
+        match result.state {
+            JobState::Completed => self.metrics.completed(&job.kind, result.timings.total),
+            JobState::Failed => self.metrics.failed(&job.kind),
+            JobState::Cancelled => self.metrics.cancelled(&job.kind),
+            JobState::Queued | JobState::Running => {}
+        }
+        self.jobs.record_end(&job.id, job.request_id.clone());
     }
 }
 
@@ -261,7 +301,7 @@ fn on_pool<R: Send>(
 
 /// The CRITICAL lane's thread pool (`Shared::critical_pool`): one thread per core, idle
 /// unless CRITICAL work runs.
-pub(super) fn critical_pool() -> Result<rayon::ThreadPool, rayon::ThreadPoolBuildError> {
+pub(crate) fn critical_pool() -> Result<rayon::ThreadPool, rayon::ThreadPoolBuildError> {
     rayon::ThreadPoolBuilder::new()
         .thread_name(|i| format!("cuzk-critical-{i}"))
         .build()
