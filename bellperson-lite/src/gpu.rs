@@ -490,6 +490,9 @@ impl<P: ProvingKey + Send + Sync + 'static> GpuPending<P> {
         // B_G2's time: the CPU thread's and the GPU kernels' (each is zero when no circuit
         // of the batch ran there).
         timings.msm_b_g2_gpu = ms(gpu.msm_b_g2_ms);
+        timings.gpu_setup = ms(gpu.setup_ms);
+        timings.gpu_queued = ms(gpu.queued_ms);
+        timings.gpu_results = ms(gpu.results_ms);
         timings.msm_b_g2 = cpu_g2_time + timings.msm_b_g2_gpu;
         timings.chunk_points = gpu.chunk_points;
         let assembly = Instant::now();

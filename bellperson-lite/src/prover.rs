@@ -48,6 +48,14 @@ pub struct PhaseTimings {
     /// GPU backend, part of `msm_b_g2`: the kernels of the circuits whose B_G2 sum ran on
     /// the GPU (inside the compute lock).
     pub msm_b_g2_gpu: Duration,
+    /// GPU backend: the GPU library's own checks and stream set-up before the first circuit.
+    pub gpu_setup: Duration,
+    /// GPU backend: on the GPU, from a circuit's first operation to its first kernel (its
+    /// copies, and any wait behind other work on the device).
+    pub gpu_queued: Duration,
+    /// GPU backend: from the last kernel enqueued to the results on the host (what is left of
+    /// the kernels, the copies back).
+    pub gpu_results: Duration,
     /// Combining the MSM results with alpha, beta, delta, r and s, and normalising.
     pub assembly: Duration,
     pub total: Duration,

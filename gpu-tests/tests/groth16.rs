@@ -522,17 +522,20 @@ fn urgent_proofs_overtake_running_kernels() {
             // Where the urgent proof's time went: CPU preparation, locks and VRAM, copies,
             // then the kernels by phase.
             let phases = format!(
-                "prep {:?} wait_memory {:?} upload {:?} ntt {:?} msm_h {:?} l {:?} a {:?} b {:?} \
-                 b_g2 {:?} total {:?}",
+                "prep {:?} setup {:?} wait_memory {:?} upload {:?} queued on the GPU {:?} ntt {:?} \
+                 msm_h {:?} l {:?} a {:?} b {:?} b_g2 {:?} results {:?} total {:?}",
                 t.prep,
+                t.gpu_setup,
                 t.wait_memory,
                 t.upload,
+                t.gpu_queued,
                 t.ntt,
                 t.msm_h,
                 t.msm_l,
                 t.msm_a,
                 t.msm_b_g1,
                 t.msm_b_g2,
+                t.gpu_results,
                 t.total
             );
             (ms(start), ms(end), phases)

@@ -226,6 +226,14 @@ typedef struct cuzk_groth16_timings_t {
      * chunk among them (0 when none). */
     uint32_t chunked_circuits;
     uint64_t chunk_points;
+    /* Host: from the call to the first circuit's memory phase (checks, the CUDA stream made). */
+    float setup_ms;
+    /* GPU: from a circuit's first operation on its stream (its uploads begin) to the start of
+     * its kernels: the copies, and any wait behind other work on the device. */
+    float queued_ms;
+    /* Host: from the last kernel enqueued to the results in host memory (what is left of the
+     * kernels, the copies back, the stream's sync). */
+    float results_ms;
 } cuzk_groth16_timings_t;
 
 /* A proof batch whose GPU part has run (opaque). */

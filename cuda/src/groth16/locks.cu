@@ -111,11 +111,11 @@ namespace {
 // By default an allocation may take a block that another stream has freed but not yet reached
 // (a proof enqueues all its kernels and their scratch frees at once, then waits), adding a
 // dependency on that stream, so that an urgent proof's allocations could wait for the end of
-// the ordinary proof running beside it, whatever its stream's priority (on the H200 urgent
-// proofs beside a mix 2^22 proof's 386 ms of kernels did not overtake them; this is the likely
-// cause, and the GPU test urgent_proofs_overtake_running_kernels checks the result). Without those dependencies
-// a block freed on another stream is reused only once that free has run, and the pool grows
-// otherwise; the VRAM budget already counts each proof's working set in full.
+// the ordinary proof running beside it, whatever its stream's priority. Without those
+// dependencies a block freed on another stream is reused only once that free has run, and the
+// pool grows otherwise; the VRAM budget already counts each proof's working set in full. (On
+// the H200 urgent proofs still waited for a running proof with this set, 2026-12-03: the GPU
+// test urgent_proofs_overtake_running_kernels and docs/benchmarks.md.)
 void separate_streams_in_pool(int device) {
     cudaMemPool_t pool;
     CUZK_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));

@@ -160,6 +160,8 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
     upload_staging_t& staging_late = urgent ? locks.urgent_staging : locks.compute_staging;
     reservation_t reservation(locks.vram, plan.bytes, s, urgent);
     t.wait_memory_ms += ms_since(t0);
+    event_t queued;  // the circuit's first operation on its stream
+    queued.record(s);
     auto t1 = std::chrono::steady_clock::now();
     // With c_late, c is uploaded into b's buffer once a*b is formed.
     dev_ptr_t<fr_t> d_a(n, s), d_b(n, s), d_c(plan.c_late ? 0 : n, s);
@@ -262,10 +264,13 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
     e[6].record(s);
     static_assert(offsetof(cuzk_groth16_sums_t, b_g2) == 4 * sizeof(jacobian_t), "four G1 points, then b_g2");
     static_assert(sizeof(cuzk_groth16_sums_t) == 4 * sizeof(jacobian_t) + sizeof(g2_jacobian_t), "layout");
+    auto t3 = std::chrono::steady_clock::now();
     CUZK_CUDA_CHECK(cudaMemcpyAsync(&out, d_sums.get(), 4 * sizeof(jacobian_t), cudaMemcpyDeviceToHost, s));
     CUZK_CUDA_CHECK(cudaMemcpyAsync(&out.b_g2, d_b_g2.get(), sizeof(g2_jacobian_t), cudaMemcpyDeviceToHost, s));
     CUZK_CUDA_CHECK(cudaMemcpyAsync(&unsatisfied, d_unsatisfied.get(), sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
     s.sync();
+    t.results_ms += ms_since(t3);
+    t.queued_ms += e[7].since(queued);
     t.abc_ms += e[0].since(e[7]);
     t.ntt_ms += e[1].since(e[0]);
     t.msm_h_ms += e[2].since(e[1]);
@@ -284,6 +289,7 @@ std::unique_ptr<cuzk_groth16_pending> start(cuzk_gpu_locks* given, const params_
                                             const uploaded_hook_t& uploaded) {
     CUZK_REQUIRE(priority == CUZK_PRIORITY_NORMAL || priority == CUZK_PRIORITY_URGENT,
                  "groth16: unknown priority " + std::to_string(priority));
+    const auto entered = std::chrono::steady_clock::now();
     const bool urgent = priority == CUZK_PRIORITY_URGENT;
     CUZK_REQUIRE(p != nullptr, "groth16: null parameters");
     CUZK_REQUIRE(count == 0 || circuits != nullptr, "groth16: null circuits");
@@ -326,6 +332,7 @@ std::unique_ptr<cuzk_groth16_pending> start(cuzk_gpu_locks* given, const params_
     pending->sums.resize(count);
     pending->unsatisfied.resize(count, UINT32_MAX);
     stream_t s(urgent ? stream_t::greatest_priority() : 0);
+    pending->timings.setup_ms += ms_since(entered);
     for (size_t i = 0; i < count; i++) {
         try {
             prove_circuit(*locks, *p, circuits[i], log_n, s, urgent, i, uploaded, pending->sums[i],

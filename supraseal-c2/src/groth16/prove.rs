@@ -92,6 +92,13 @@ pub struct GpuTimings {
     /// most points per chunk among them (0 when none was).
     pub chunked_circuits: u32,
     pub chunk_points: u64,
+    /// Host: the call's checks and the CUDA stream made, before the first circuit.
+    pub setup_ms: f32,
+    /// GPU: from a circuit's first operation to its first kernel (its copies, and any wait
+    /// behind other work on the device).
+    pub queued_ms: f32,
+    /// Host: from the last kernel enqueued to the results in host memory.
+    pub results_ms: f32,
 }
 
 /// What the GPU part gives for a batch, per circuit in order.
@@ -311,6 +318,9 @@ impl PendingGpu {
             msm_b_g2_ms: 0.0,
             chunked_circuits: 0,
             chunk_points: 0,
+            setup_ms: 0.0,
+            queued_ms: 0.0,
+            results_ms: 0.0,
         };
         let ptr = self.ptr.as_ptr();
         let count = self.count;
@@ -359,6 +369,9 @@ impl PendingGpu {
                 msm_b_g2_ms: t.msm_b_g2_ms,
                 chunked_circuits: t.chunked_circuits,
                 chunk_points: t.chunk_points,
+                setup_ms: t.setup_ms,
+                queued_ms: t.queued_ms,
+                results_ms: t.results_ms,
             },
         })
     }
