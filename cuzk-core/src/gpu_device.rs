@@ -22,6 +22,7 @@ use supraseal_c2::groth16::{DeviceMatrices, GpuLocks};
 use crate::config::{ByteSize, Config, G2Placement};
 use crate::error::EngineError;
 use crate::gpu_prover::GpuParams;
+use crate::partition_error::PartitionError;
 use crate::srs::LoadedSrs;
 
 /// A circuit's parameters on one device, with the host set they were made from (a reloaded
@@ -80,7 +81,7 @@ pub(crate) struct DeviceActivity {
 
 impl GpuDevice {
     /// This device's copy of `srs`, made on first use.
-    pub fn params_for(&self, srs: &LoadedSrs) -> Result<Arc<GpuParams>, String> {
+    pub fn params_for(&self, srs: &LoadedSrs) -> Result<Arc<GpuParams>, PartitionError> {
         // Held while a copy is made, so that two workers do not upload the same set twice.
         let mut cache = self.params.lock();
         if let Some((host, on_device)) = cache.get(&srs.circuit_id) {
@@ -90,11 +91,10 @@ impl GpuDevice {
         }
         let on_device = GpuParams::new(Arc::clone(&srs.params), &self.locks, self.b_g2)
             .map(Arc::new)
-            .map_err(|e| {
-                format!(
-                    "parameters of `{}` on GPU {}: {e}",
-                    srs.circuit_id, self.info.ordinal
-                )
+            .map_err(|source| PartitionError::DeviceParameters {
+                circuit_id: srs.circuit_id.clone(),
+                ordinal: self.info.ordinal,
+                source,
             })?;
         cache.insert(
             srs.circuit_id.clone(),

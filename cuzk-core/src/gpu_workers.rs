@@ -27,6 +27,7 @@ use crate::gpu_prover::{prove_start, StartOn};
 use crate::handoff::HandOffReceiver;
 use crate::job::Priority;
 use crate::panics::panic_message;
+use crate::partition_error::PartitionError;
 use crate::scheduler::QueuedPartition;
 use crate::shared::Shared;
 use crate::srs::LoadedSrs;
@@ -73,6 +74,25 @@ fn gpu_priority(priority: Priority, critical_lane: bool) -> GpuPriority {
     }
 }
 
+/// A GPU half's error as the partition's: kernel and driver errors count against the
+/// device, a proof the library refuses as asked is not retried (e.g. more VRAM than the
+/// device's budget can ever hold: trying again would synthesize every partition first, then
+/// fail the same way), other library errors (memory that other work holds) are retried, and
+/// the rest is the partition's own (constraints not satisfied, wrong lengths).
+fn gpu_error(ordinal: i32, e: ProverError) -> PartitionError {
+    match e {
+        ProverError::Gpu(CudaError::Cuda(_)) => PartitionError::DeviceFault { ordinal, source: e },
+        ProverError::Gpu(CudaError::InvalidArgument(_)) => {
+            PartitionError::Refused { ordinal, source: e }
+        }
+        ProverError::Gpu(_) => PartitionError::DeviceTransient { ordinal, source: e },
+        source => PartitionError::Prover {
+            stage: "the GPU half",
+            source,
+        },
+    }
+}
+
 /// A GPU worker (number `worker` of its device): the GPU half of each partition, then on to
 /// the finalizers, until the channel closes or the device is out of rotation.
 pub(crate) fn gpu_worker_loop(
@@ -103,8 +123,8 @@ pub(crate) fn gpu_worker_loop(
         let _span = partition_span(&item).entered();
         let params = match device.params_for(&srs) {
             Ok(p) => p,
-            Err(message) => {
-                shared.fail(&item.job, format!("partition {}: {message}", item.index));
+            Err(error) => {
+                shared.partition_failed(item, error);
                 continue;
             }
         };
@@ -141,8 +161,11 @@ pub(crate) fn gpu_worker_loop(
                         );
                     }
                     if let Err(e) = host.fill_products(&mut assignment) {
-                        let message = format!("partition {}: {e}", item.index);
-                        shared.fail(&item.job, message);
+                        let error = PartitionError::Prover {
+                            stage: "computing a, b and c",
+                            source: e.into(),
+                        };
+                        shared.partition_failed(item, error);
                         continue;
                     }
                     None
@@ -182,48 +205,30 @@ pub(crate) fn gpu_worker_loop(
                 p
             }
             Ok(Err(e)) => {
-                let message = format!("partition {}: GPU {}: {e}", item.index, device.info.ordinal);
-                if !matches!(e, ProverError::Gpu(_)) {
-                    shared.fail(&item.job, message);
-                    continue;
-                }
-                if matches!(e, ProverError::Gpu(CudaError::InvalidArgument(_))) {
-                    // The library refused this proof as asked (e.g. more VRAM than the
-                    // device's budget can ever hold): the same request fails the same way, so
-                    // no retry (it would synthesize every partition again first).
-                    shared.fail(
-                        &item.job,
-                        format!("{message} (not retried: it would fail the same way)"),
-                    );
-                    continue;
-                }
-                // Kernel and driver errors count against the device; running out of memory
-                // (other work's share of it) does not.
-                let device_fault = matches!(e, ProverError::Gpu(CudaError::Cuda(_)));
-                if device_fault && device.fault() {
+                let error = gpu_error(device.info.ordinal, e);
+                if error.counts_against_device() && device.fault() {
                     tracing::error!(
                         "GPU {} taken out of rotation after {FAULTS_TO_RETIRE} faults in a row \
-                         (the last: {message}); its work goes to the other provers",
-                        device.info.ordinal
+                         (the last: partition {}: {error}); its work goes to the other provers",
+                        device.info.ordinal,
+                        item.index
                     );
                 }
-                if device.is_retired() {
+                if matches!(error, PartitionError::DeviceFault { .. }) && device.is_retired() {
                     // The device is to blame (this fault retired it, or it was retired while
                     // this proof ran), not the partition: no retry is used up.
                     shared.queue.push_back(item);
                     return;
                 }
-                // A kernel or driver fault: worth one more try, perhaps on another device.
-                shared.retry_or_fail(item, &message, format!("{message} (twice)"));
+                shared.partition_failed(item, error);
                 continue;
             }
             Err(panic) => {
-                let message = format!(
-                    "partition {}: the GPU worker panicked: {}",
-                    item.index,
-                    panic_message(&panic)
-                );
-                shared.fail(&item.job, message);
+                let error = PartitionError::Panicked {
+                    stage: "the GPU worker",
+                    message: panic_message(&panic),
+                };
+                shared.partition_failed(item, error);
                 continue;
             }
         };

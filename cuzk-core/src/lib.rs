@@ -27,6 +27,7 @@
 //! - [`srs`]: the parameter sets by circuit id: loading, sharing, LRU eviction, tiers.
 //! - `page_cache`: whether a file is in the page cache (the WARM tier).
 //! - `panics`: the message of a caught panic.
+//! - `partition_error`: why a partition failed, and whether it is proved again or its job fails.
 //! - [`sweep`]: a load generator for benchmarks (jobs kept in flight, steady-state figures).
 //! - [`timeline`]: what each engine thread did when (recorded on request), drawn as SVG.
 //! - [`metrics`]: counters and histograms in the Prometheus text format.
@@ -56,6 +57,7 @@ pub mod metrics;
 pub mod native_witness;
 mod page_cache;
 mod panics;
+mod partition_error;
 mod provers;
 mod scheduler;
 mod shared;

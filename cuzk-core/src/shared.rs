@@ -18,6 +18,7 @@ use crate::job::{Job, JobResult, JobState, JobTable, Priority};
 use crate::kind::MatrixPath;
 use crate::metrics::Metrics;
 use crate::native_witness::NativeWitnesses;
+use crate::partition_error::{PartitionError, Response};
 use crate::scheduler::{PartitionQueue, QueuedPartition};
 use crate::srs::SrsManager;
 use crate::timeline::{Lane, Phase, Recorder};
@@ -168,7 +169,7 @@ impl Shared {
     pub(crate) fn record_matrices_ahead(self: &Arc<Self>, circuit_id: &str, path: &MatrixPath) {
         let slot = self.matrices.lock().get(circuit_id).cloned();
         // Locked: being recorded by a partition's thread; Some: recorded.
-        if slot.is_some_and(|slot| slot.try_lock().map_or(true, |m| m.is_some())) {
+        if slot.is_some_and(|slot| slot.try_lock().is_none_or(|m| m.is_some())) {
             return;
         }
         let mut recording = self.recording.lock();
@@ -240,18 +241,27 @@ impl Shared {
             .count()
     }
 
-    /// Proves a partition again after a fault that may not repeat (a proof that failed its
-    /// self-check, a GPU error); the second time, fails its job with `final_message`.
-    pub(crate) fn retry_or_fail(&self, item: QueuedPartition, what: &str, final_message: String) {
-        if item.attempt == 0 {
-            tracing::warn!(
-                "job {} partition {}: {what}; proving it again",
-                item.job.id,
-                item.index
-            );
-            self.queue.push_retry(item);
-        } else {
-            self.fail(&item.job, final_message);
+    /// What becomes of a partition that failed, decided by its error
+    /// ([`PartitionError::response`]) for every stage and prover: proved once more (in its
+    /// original place in the queue) when the failure may not repeat and it is the partition's
+    /// first, else its job fails with the error, naming the partition.
+    pub(crate) fn partition_failed(&self, item: QueuedPartition, error: PartitionError) {
+        match (error.response(), item.attempt) {
+            (Response::RetryOnce, 0) => {
+                tracing::warn!(
+                    "job {} partition {}: {error}; proving it again",
+                    item.job.id,
+                    item.index
+                );
+                self.queue.push_retry(item);
+            }
+            (Response::RetryOnce, _) => {
+                let message = format!("partition {}: {}", item.index, error.second_time());
+                self.fail(&item.job, message);
+            }
+            (Response::FailJob, _) => {
+                self.fail(&item.job, format!("partition {}: {error}", item.index));
+            }
         }
     }
 

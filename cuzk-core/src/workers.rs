@@ -31,6 +31,7 @@ use crate::handoff::{HandOffReceiver, HandOffSender};
 use crate::job::Priority;
 use crate::kind::{assignment_bytes, Partition};
 use crate::panics::panic_message;
+use crate::partition_error::PartitionError;
 use crate::scheduler::QueuedPartition;
 use crate::shared::Shared;
 use crate::srs::LoadedSrs;
@@ -65,17 +66,43 @@ pub(crate) fn synthesis_loop(
         let _span = partition_span(&item).entered();
         job.mark_running();
         let synthesized = shared.on_priority_pool(job.priority, || {
-            synthesize_partition(&shared, item, Lane::Synthesis(index))
+            synthesize_partition(&shared, &item, Lane::Synthesis(index))
         });
         match synthesized {
             Ok(Some(ready)) => {
+                let ready = ready.with(item);
                 let priority = ready.item.job.priority;
                 if provers.send(ready, priority).is_err() {
                     return; // the provers are gone: shutting down
                 }
             }
             Ok(None) => {}
-            Err(message) => shared.fail(&job, message),
+            Err(error) => shared.partition_failed(item, error),
+        }
+    }
+}
+
+/// A synthesized partition before it is joined to its queue entry
+/// ([`Synthesis::with`]).
+struct Synthesis {
+    srs: Arc<LoadedSrs>,
+    assignment: ProvingAssignment,
+    deferred_products: Option<Arc<ConstraintMatrices>>,
+    r: Scalar,
+    s: Scalar,
+    reservation: Reservation,
+}
+
+impl Synthesis {
+    fn with(self, item: QueuedPartition) -> SynthesizedPartition {
+        SynthesizedPartition {
+            item,
+            srs: self.srs,
+            assignment: self.assignment,
+            deferred_products: self.deferred_products,
+            r: self.r,
+            s: self.s,
+            reservation: self.reservation,
         }
     }
 }
@@ -83,9 +110,9 @@ pub(crate) fn synthesis_loop(
 /// `Ok(None)`: nothing to do (the job ended meanwhile, or shutdown).
 fn synthesize_partition(
     shared: &Arc<Shared>,
-    item: QueuedPartition,
+    item: &QueuedPartition,
     lane: Lane,
-) -> Result<Option<SynthesizedPartition>, String> {
+) -> Result<Option<Synthesis>, PartitionError> {
     let job = &item.job;
     let partition = &job.partitions[item.index];
     let matrix_path = match shared.config.engine.synthesis {
@@ -96,7 +123,7 @@ fn synthesize_partition(
         // Before the parameters load: the recording needs only the circuit.
         shared.record_matrices_ahead(&job.circuit_id, path);
     }
-    let (srs, load_time) = shared.srs.get(&job.circuit_id).map_err(|e| e.to_string())?;
+    let (srs, load_time) = shared.srs.get(&job.circuit_id)?;
     job.add_timings(|t| t.srs_load += load_time);
 
     let witness_only = shared.products_left_to_gpu(&job.circuit_id) && matrix_path.is_some();
@@ -134,17 +161,15 @@ fn synthesize_partition(
         }))
     };
     let (assignment, deferred_products) = match synthesized {
-        Ok(Ok(a)) => a,
-        Ok(Err(e)) => return Err(format!("partition {}: synthesis failed: {e}", item.index)),
+        Ok(result) => result?,
         Err(panic) => {
-            return Err(format!(
-                "partition {}: synthesis panicked: {}",
-                item.index,
-                panic_message(&panic)
-            ))
+            return Err(PartitionError::Panicked {
+                stage: "synthesis",
+                message: panic_message(&panic),
+            })
         }
     };
-    shared.trace(lane, Phase::Synthesis, &item, started, Instant::now());
+    shared.trace(lane, Phase::Synthesis, item, started, Instant::now());
     let took = started.elapsed();
     job.add_timings(|t| t.synthesis += took);
     shared.metrics.phase("synthesis", took);
@@ -154,8 +179,7 @@ fn synthesize_partition(
     reservation.shrink_to(bytes);
 
     let (r, s) = batch_randomness(1, &mut rand::rngs::OsRng);
-    Ok(Some(SynthesizedPartition {
-        item,
+    Ok(Some(Synthesis {
         srs,
         assignment,
         deferred_products,
@@ -269,23 +293,30 @@ pub(crate) type ProvingOutcome =
     std::thread::Result<Result<(Vec<Proof>, PhaseTimings), ProverError>>;
 
 /// Hands the one proof of `outcome` to [`finish_partition`]; a panic, an error or a wrong
-/// number of proofs fails the job, naming the step (`what`: "proving", "finishing", ...).
+/// number of proofs is the partition's error, naming the stage ("proving", "finishing the
+/// proof", ...).
 pub(crate) fn deliver(
     shared: &Shared,
     item: QueuedPartition,
     srs: &LoadedSrs,
-    what: &str,
+    stage: &'static str,
     outcome: ProvingOutcome,
 ) {
-    let message = match outcome {
+    let error = match outcome {
         Ok(Ok((mut proofs, _))) if proofs.len() == 1 => {
             return finish_partition(shared, item, srs, proofs.remove(0));
         }
-        Ok(Ok(proofs)) => format!("{what} returned {} proofs instead of one", proofs.0.len()),
-        Ok(Err(e)) => format!("{what} failed: {e}"),
-        Err(panic) => format!("{what} panicked: {}", panic_message(&panic)),
+        Ok(Ok((proofs, _))) => PartitionError::ProofCount {
+            stage,
+            count: proofs.len(),
+        },
+        Ok(Err(source)) => PartitionError::Prover { stage, source },
+        Err(panic) => PartitionError::Panicked {
+            stage,
+            message: panic_message(&panic),
+        },
     };
-    shared.fail(&item.job, format!("partition {}: {message}", item.index));
+    shared.partition_failed(item, error);
 }
 
 /// The self-check, then the proof into its job's slot; a proof that does not verify is
@@ -308,19 +339,10 @@ pub(crate) fn finish_partition(
             Ok(true) => {}
             Ok(false) => {
                 shared.metrics.self_check_failed();
-                let message = format!(
-                    "partition {}: the proof failed its self-check twice (a wrong witness for these public inputs, or a faulty prover)",
-                    item.index
-                );
-                shared.retry_or_fail(item, "the proof failed its self-check", message);
-                return;
+                return shared.partition_failed(item, PartitionError::SelfCheck);
             }
             Err(e) => {
-                shared.fail(
-                    &job,
-                    format!("partition {}: the self-check cannot run: {e}", item.index),
-                );
-                return;
+                return shared.partition_failed(item, PartitionError::SelfCheckUnrunnable(e));
             }
         }
     }
