@@ -11,7 +11,7 @@
 //! [`GpuPending::finish`] joins the thread and assembles the proofs.
 //!
 //! With the circuit shape's constraint matrices on the device ([`device_matrices`],
-//! [`GpuTarget::matrices`], [`prove_start_on`]) the assignments carry only the witness
+//! [`GpuTarget::matrices`]) the assignments carry only the witness
 //! ([`ConstraintMatrices::witness_assignment`]): the GPU rebuilds it from the l and a splits
 //! it uploads anyway and evaluates a, b and c itself, so the host neither computes nor uploads
 //! those three domain-sized vectors. The proofs are the same bytes.
@@ -198,111 +198,9 @@ pub struct GpuPending<P: ProvingKey + Send + Sync + 'static> {
     num_constraints: Vec<usize>,
 }
 
-/// Where [`prove_from_assignments_on`] proves a batch.
-#[derive(Clone, Copy, Debug)]
-pub enum Backend<'a> {
-    /// The CPU prover (the reference).
-    Cpu,
-    /// The GPU holding `device_params`, under `locks` (`None`: the process-wide locks of
-    /// that device), with B's G2 sum placed by `b_g2`.
-    Gpu {
-        device_params: &'a DeviceParams,
-        locks: Option<&'a GpuLocks>,
-        b_g2: G2Placement,
-    },
-}
-
-/// `prove_from_assignments` on the chosen backend: the CPU prover, or the GPU one given the
-/// device's parameters and locks. Same proofs either way.
-pub fn prove_from_assignments_on<P>(
-    backend: Backend<'_>,
-    assignments: Vec<ProvingAssignment>,
-    params: &Arc<P>,
-    r_s: &[Scalar],
-    s_s: &[Scalar],
-) -> Result<(Vec<Proof>, PhaseTimings), ProverError>
-where
-    P: ProvingKey + Send + Sync + 'static,
-{
-    match backend {
-        Backend::Cpu => crate::prover::prove_from_assignments_with_timings(
-            assignments,
-            params.as_ref(),
-            r_s,
-            s_s,
-        ),
-        Backend::Gpu {
-            device_params,
-            locks,
-            b_g2,
-        } => prove_start_with(assignments, params, device_params, locks, b_g2, r_s, s_s)?.finish(),
-    }
-}
-
-/// Proves `assignments` on the GPU: [`prove_start`] then [`GpuPending::finish`].
-pub fn prove_from_assignments_gpu<P>(
-    assignments: Vec<ProvingAssignment>,
-    params: &Arc<P>,
-    device_params: &DeviceParams,
-    locks: Option<&GpuLocks>,
-    r_s: &[Scalar],
-    s_s: &[Scalar],
-) -> Result<(Vec<Proof>, PhaseTimings), ProverError>
-where
-    P: ProvingKey + Send + Sync + 'static,
-{
-    prove_start(assignments, params, device_params, locks, r_s, s_s)?.finish()
-}
-
-/// The first half: checks, CPU preparation, B_G2 started, GPU part run; B_G2 placed by
-/// [`G2Placement::Auto`] (on the CPU when `device_params` has no b_g2).
-pub fn prove_start<P>(
-    assignments: Vec<ProvingAssignment>,
-    params: &Arc<P>,
-    device_params: &DeviceParams,
-    locks: Option<&GpuLocks>,
-    r_s: &[Scalar],
-    s_s: &[Scalar],
-) -> Result<GpuPending<P>, ProverError>
-where
-    P: ProvingKey + Send + Sync + 'static,
-{
-    prove_start_with(
-        assignments,
-        params,
-        device_params,
-        locks,
-        G2Placement::Auto,
-        r_s,
-        s_s,
-    )
-}
-
-/// [`prove_start`] with B_G2's placement chosen. `G2Placement::Gpu` needs device parameters
-/// made with b_g2.
-pub fn prove_start_with<P>(
-    assignments: Vec<ProvingAssignment>,
-    params: &Arc<P>,
-    device_params: &DeviceParams,
-    locks: Option<&GpuLocks>,
-    b_g2: G2Placement,
-    r_s: &[Scalar],
-    s_s: &[Scalar],
-) -> Result<GpuPending<P>, ProverError>
-where
-    P: ProvingKey + Send + Sync + 'static,
-{
-    let target = GpuTarget {
-        device_params,
-        locks,
-        b_g2,
-        matrices: None,
-        priority: Priority::Normal,
-    };
-    prove_start_on(target, assignments, params, r_s, s_s)
-}
-
-/// Where and how [`prove_start_on`] runs a batch's GPU part.
+/// Where and how [`prove_start`] runs a batch's GPU part: made with [`GpuTarget::new`] (the
+/// device parameters' own locks, B_G2 placed by [`G2Placement::Auto`], a, b and c from the
+/// host, the GPU taken in turn), then changed field by field.
 #[derive(Clone, Copy, Debug)]
 pub struct GpuTarget<'a> {
     /// The parameter set's vectors on the GPU.
@@ -320,9 +218,46 @@ pub struct GpuTarget<'a> {
     pub priority: Priority,
 }
 
+impl<'a> GpuTarget<'a> {
+    /// The GPU holding `device_params`, with the defaults above.
+    pub fn new(device_params: &'a DeviceParams) -> GpuTarget<'a> {
+        GpuTarget {
+            device_params,
+            locks: None,
+            b_g2: G2Placement::Auto,
+            matrices: None,
+            priority: Priority::Normal,
+        }
+    }
+
+    /// Under `locks` (those of the device `device_params` is on).
+    pub fn locks(self, locks: &'a GpuLocks) -> GpuTarget<'a> {
+        GpuTarget {
+            locks: Some(locks),
+            ..self
+        }
+    }
+
+    /// B_G2's sum placed by `b_g2` (`G2Placement::Gpu` needs device parameters made with
+    /// b_g2).
+    pub fn b_g2(self, b_g2: G2Placement) -> GpuTarget<'a> {
+        GpuTarget { b_g2, ..self }
+    }
+
+    /// a, b and c evaluated on the GPU from `matrices` (when `Some`).
+    pub fn matrices(self, matrices: Option<&'a DeviceMatrices>) -> GpuTarget<'a> {
+        GpuTarget { matrices, ..self }
+    }
+
+    /// The batch takes the GPU in turn, or runs beside the other proofs.
+    pub fn priority(self, priority: Priority) -> GpuTarget<'a> {
+        GpuTarget { priority, ..self }
+    }
+}
+
 /// The first half of a GPU proof, on `target`: checks, CPU preparation, B_G2 started, GPU
-/// part run.
-pub fn prove_start_on<P>(
+/// part run. [`GpuPending::finish`] is the second.
+pub fn prove_start<P>(
     target: GpuTarget<'_>,
     assignments: Vec<ProvingAssignment>,
     params: &Arc<P>,

@@ -2,9 +2,9 @@
 //!
 //! Filecoin witnesses are dominated by bits: most scalars of the A, B and L queries are 0
 //! or 1. Feeding those to Pippenger wastes its bucket work on them, so every MSM is split
-//! three ways: zeros are dropped, ones are summed with blst's bulk (affine, shared-inversion)
-//! addition chunk by chunk in parallel, and only the remaining scalars go through blst's
-//! multi-threaded tiled Pippenger.
+//! three ways (by [`MsmSplit`], the GPU prover's split): zeros are dropped, ones are summed
+//! with blst's bulk (affine, shared-inversion) addition run by run in parallel, and only the
+//! remaining scalars go through blst's multi-threaded tiled Pippenger.
 //!
 //! Density bitmaps follow bellperson's convention (see [`crate::density`]): scalar `i`
 //! takes part only if bit `i` is set, and the `k`-th set bit uses `bases[k]`.
@@ -13,9 +13,10 @@ use std::ops::AddAssign;
 
 use blst::{blst_p1_affine, blst_p2_affine, MultiPoint};
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
-use ff::Field;
 use group::Group;
 use rayon::prelude::*;
+
+use supraseal_c2::split::{MsmSplit, ScalarPart};
 
 use crate::density::Density;
 use crate::error::ProverError;
@@ -152,98 +153,6 @@ impl_curve!(
     blst::blst_p2s_add
 );
 
-/// The terms of the MSM as `(scalar index, base index)` pairs, cut into chunks that are
-/// walked independently (in parallel).
-struct Terms<'a> {
-    n: usize,
-    /// Scalar indexes per chunk, a multiple of 64 so that chunks own whole density words.
-    chunk: usize,
-    density: Option<&'a Density>,
-    /// Index of the first base used by each chunk.
-    first_base: Vec<usize>,
-}
-
-impl<'a> Terms<'a> {
-    fn new(n: usize, density: Option<&'a Density>) -> Self {
-        // A few chunks per thread for balance, but large enough that the per-chunk
-        // partial sums and allocations do not matter.
-        let target = n / (16 * rayon::current_num_threads()).max(1);
-        let chunk = target.clamp(1 << 10, 1 << 16).next_multiple_of(64);
-        let chunks = n.div_ceil(chunk);
-        let first_base = match density {
-            None => (0..chunks).map(|c| c * chunk).collect(),
-            Some(d) => {
-                let words = d.words();
-                let per_chunk = chunk / 64;
-                let mut seen = 0;
-                (0..chunks)
-                    .map(|c| {
-                        let start = seen;
-                        let end = ((c + 1) * per_chunk).min(words.len());
-                        seen += words[c * per_chunk..end]
-                            .iter()
-                            .map(|w| w.count_ones() as usize)
-                            .sum::<usize>();
-                        start
-                    })
-                    .collect()
-            }
-        };
-        Self {
-            n,
-            chunk,
-            density,
-            first_base,
-        }
-    }
-
-    fn chunks(&self) -> usize {
-        self.first_base.len()
-    }
-
-    /// Calls `f(scalar index, base index)` for every term of chunk `c`, in order.
-    fn for_each(&self, c: usize, mut f: impl FnMut(usize, usize)) {
-        let lo = c * self.chunk;
-        let hi = (lo + self.chunk).min(self.n);
-        match self.density {
-            None => (lo..hi).for_each(|i| f(i, i)),
-            Some(d) => {
-                let mut k = self.first_base[c];
-                for (w, &word) in d.words()[lo / 64..hi.div_ceil(64)].iter().enumerate() {
-                    let mut bits = word;
-                    while bits != 0 {
-                        let i = lo + 64 * w + bits.trailing_zeros() as usize;
-                        if i >= hi {
-                            // Cannot happen for a well-formed bitmap; never read past `n`.
-                            break;
-                        }
-                        f(i, k);
-                        k += 1;
-                        bits &= bits - 1;
-                    }
-                }
-            }
-        }
-    }
-}
-
-enum Kind {
-    Zero,
-    One,
-    Other,
-}
-
-fn kind(s: &Scalar) -> Kind {
-    // Plain comparisons: `is_zero` is constant-time (subtle's barriers) and much slower.
-    if *s == Scalar::ZERO {
-        Kind::Zero
-    } else if *s == Scalar::ONE {
-        Kind::One
-    } else {
-        Kind::Other
-    }
-}
-
 fn check_lengths(
     bases: usize,
     scalars: usize,
@@ -272,82 +181,77 @@ fn check_lengths(
     Ok(())
 }
 
+/// Set bits of `ones` per task of the ones' sums: enough to keep the bulk additions' shared
+/// inversions cheap, few enough tasks to balance the threads.
+const ONES_WORDS_PER_TASK: usize = 1 << 10;
+
 fn msm<C: Curve>(
     bases: &[C::Affine],
     scalars: &[Scalar],
     density: Option<&Density>,
 ) -> Result<(C::Proj, MsmStats), ProverError> {
     check_lengths(bases.len(), scalars.len(), density)?;
-    let terms = Terms::new(scalars.len(), density);
+    // The same split as the GPU's: point k is the k-th scalar the density selects.
+    let points = density.map_or(scalars.len(), Density::count_ones);
+    let part = ScalarPart {
+        scalars,
+        density: density.map(Density::words),
+    };
+    let split = MsmSplit::build(points, &[part])?;
+    let ones = split.ones_count();
+    let stats = MsmStats {
+        zeros: points - ones - split.other_index.len(),
+        ones,
+        others: split.other_index.len(),
+    };
 
-    // Pass 1: classify and count, so that pass 2 can write the ones' bases and the others'
-    // bases and scalars straight into contiguous buffers (a slice per chunk).
-    let counts: Vec<MsmStats> = (0..terms.chunks())
-        .into_par_iter()
-        .map(|c| {
-            let mut stats = MsmStats::default();
-            terms.for_each(c, |i, _| match kind(&scalars[i]) {
-                Kind::Zero => stats.zeros += 1,
-                Kind::One => stats.ones += 1,
-                Kind::Other => stats.others += 1,
-            });
-            stats
-        })
-        .collect();
-    let mut stats = MsmStats::default();
-    for s in &counts {
-        stats.zeros += s.zeros;
-        stats.ones += s.ones;
-        stats.others += s.others;
-    }
-
-    // Pass 2: per chunk, sum its ones in place and gather its other terms (scalars
-    // little-endian, as blst wants them) into this chunk's slice of contiguous buffers.
-    let mut points = vec![C::Raw::default(); stats.others];
-    let mut bytes = vec![0u8; stats.others * SCALAR_BYTES];
-    let mut pieces = Vec::with_capacity(counts.len());
-    let (mut points_left, mut bytes_left) = (&mut points[..], &mut bytes[..]);
-    for s in &counts {
-        let (p, p_rest) = points_left.split_at_mut(s.others);
-        let (b, b_rest) = bytes_left.split_at_mut(s.others * SCALAR_BYTES);
-        pieces.push((s.ones, p, b));
-        (points_left, bytes_left) = (p_rest, b_rest);
-    }
-    let ones_sums: Vec<C::Proj> = pieces
-        .into_par_iter()
+    // The ones: their bases summed with blst's bulk addition, a run of bitmap words per task.
+    let ones_sums: Vec<C::Proj> = split
+        .ones
+        .par_chunks(ONES_WORDS_PER_TASK)
         .enumerate()
-        .map(|(c, (ones_count, points, bytes))| {
-            let mut ones = Vec::with_capacity(ones_count);
-            let mut other = points.iter_mut().zip(bytes.chunks_exact_mut(SCALAR_BYTES));
-            // Pass 1 counted exactly this many others in this chunk.
-            terms.for_each(c, |i, k| match kind(&scalars[i]) {
-                Kind::Zero => {}
-                Kind::One => ones.push(C::raw_ptr(&bases[k])),
-                Kind::Other => {
-                    let (p, b) = other.next().expect("chunk holds its counted terms");
-                    *p = C::raw(&bases[k]);
-                    b.copy_from_slice(&scalars[i].to_bytes_le());
+        .map(|(task, words)| {
+            let first = task * ONES_WORDS_PER_TASK * 64;
+            let mut ones = Vec::new();
+            for (w, &word) in words.iter().enumerate() {
+                let mut bits = word;
+                while bits != 0 {
+                    let k = first + 64 * w + bits.trailing_zeros() as usize;
+                    ones.push(C::raw_ptr(&bases[k]));
+                    bits &= bits - 1;
                 }
-            });
+            }
             C::bulk_add(&ones)
         })
         .collect();
-
     let mut total = C::Proj::identity();
     for sum in ones_sums {
         total += sum;
     }
-    // Empty inputs stay away from blst's Pippenger, which cannot take zero points.
-    if points.is_empty() {
+
+    // The others through Pippenger, their scalars little-endian as blst wants them. Empty
+    // inputs stay away from blst's Pippenger, which cannot take zero points.
+    if split.other_index.is_empty() {
         return Ok((total, stats));
     }
-    total += C::pippenger(&points, &bytes);
+    let others: Vec<C::Raw> = split
+        .other_index
+        .par_iter()
+        .map(|&k| C::raw(&bases[k as usize]))
+        .collect();
+    let mut bytes = vec![0u8; others.len() * SCALAR_BYTES];
+    bytes
+        .par_chunks_mut(SCALAR_BYTES)
+        .zip(split.other_scalars.par_iter())
+        .for_each(|(b, s)| b.copy_from_slice(&s.to_bytes_le()));
+    total += C::pippenger(&others, &bytes);
     Ok((total, stats))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ff::Field;
     use group::prime::PrimeCurveAffine;
     use group::Curve as _;
     use proptest::prelude::*;

@@ -2,6 +2,7 @@
 
 use crate::config::ConfigError;
 use crate::job::JobId;
+use crate::kind::RequestError;
 use crate::srs::SrsError;
 
 /// Why the engine refused a call.
@@ -19,7 +20,7 @@ pub enum EngineError {
     UnknownJob(JobId),
     /// A request that can never succeed (it names the problem).
     #[error("invalid request: {0}")]
-    InvalidRequest(String),
+    InvalidRequest(#[from] RequestError),
     #[error(transparent)]
     Srs(#[from] SrsError),
     /// A thread the engine needs could not be started.
@@ -32,6 +33,14 @@ pub enum EngineError {
     #[cfg(feature = "filecoin")]
     #[error(transparent)]
     Filecoin(#[from] crate::filecoin::FilecoinError),
-    #[error("no GPU could be used: {0}")]
-    Gpu(String),
+    /// A GPU the engine was to use could not be opened (`None`: the devices could not be
+    /// counted).
+    #[error("no GPU could be used: {}{source}", ordinal.map(|d| format!("GPU {d}: ")).unwrap_or_default())]
+    Gpu {
+        ordinal: Option<i32>,
+        source: supraseal_c2::CudaError,
+    },
+    /// `gpus.devices` lists a device this machine does not have.
+    #[error("gpus.devices lists device {listed}, but this machine has {count} GPU(s)")]
+    NoSuchGpu { listed: u32, count: usize },
 }

@@ -24,7 +24,17 @@ pub trait ProofWork: Send + 'static {
 
     /// The partitions, in the order their proofs are returned. An error is a request that can
     /// never succeed, with the reason.
-    fn into_partitions(self: Box<Self>) -> Result<Vec<Partition>, String>;
+    fn into_partitions(self: Box<Self>) -> Result<Vec<Partition>, RequestError>;
+}
+
+/// Why a kind refused its inputs at submission: a request that can never succeed.
+#[derive(Debug, thiserror::Error)]
+pub enum RequestError {
+    #[error("a job needs at least one partition")]
+    NoPartitions,
+    /// A kind's own reason (kinds defined outside this crate), its error kept as the source.
+    #[error(transparent)]
+    Kind(Box<dyn std::error::Error + Send + Sync>),
 }
 
 type SynthesizeFn = dyn Fn() -> Result<ProvingAssignment, SynthesisError> + Send + Sync;
@@ -223,9 +233,9 @@ impl ProofWork for CircuitProofs {
         &self.kind
     }
 
-    fn into_partitions(self: Box<Self>) -> Result<Vec<Partition>, String> {
+    fn into_partitions(self: Box<Self>) -> Result<Vec<Partition>, RequestError> {
         if self.partitions.is_empty() {
-            return Err("a job needs at least one partition".into());
+            return Err(RequestError::NoPartitions);
         }
         Ok(self.partitions)
     }

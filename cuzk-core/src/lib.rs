@@ -8,13 +8,11 @@
 //!
 //! - [`config`]: the TOML configuration, its defaults (`cuzk.example.toml`) and validation.
 //! - [`engine`]: [`Engine`]: intake, job table, status, shutdown; spawns the threads.
-//! - `provers`: which provers run (CPU provers or GPU workers) and what is asked of them.
-//! - `workers`: the synthesis threads, the CPU provers, the self-check and retry.
-//! - `gpu_device` (feature `cuda`): the GPUs in use: locks, resident parameters and
-//!   matrices, faults and rotation.
-//! - `gpu_workers` (feature `cuda`): the GPU workers and the finalizers.
-//! - `gpu_prover` (feature `cuda`): a partition's GPU halves (start on a worker, finish on a
-//!   finalizer) and a parameter set's copy on a GPU.
+//! - `synthesis`: the synthesis threads (parameters, RAM reservation, assignment).
+//! - `backend`: the prover seam: a backend proves a partition in two halves (CPU; one per
+//!   GPU with feature `cuda`; fake devices for tests with feature `fake-backend`), and the
+//!   faults that take one out of rotation.
+//! - `proving`: the prover threads for any backend: workers, finalizers, the self-check.
 //! - [`job`]: requests, job ids and priorities, job state and results.
 //! - [`gpu_phases`]: where a job's GPU halves spent their time, phase by phase.
 //! - [`kind`]: proof kinds ([`kind::ProofWork`]) and partitions; the generic bellpepper kind.
@@ -36,6 +34,7 @@
 //! [`bellperson_lite`] is re-exported, so that the daemon and embedders depend on one crate.
 
 mod active;
+mod backend;
 mod budget;
 pub mod circuit_id;
 pub mod config;
@@ -43,13 +42,7 @@ pub mod engine;
 pub mod error;
 #[cfg(feature = "filecoin")]
 pub mod filecoin;
-#[cfg(feature = "cuda")]
-mod gpu_device;
 pub mod gpu_phases;
-#[cfg(feature = "cuda")]
-mod gpu_prover;
-#[cfg(feature = "cuda")]
-mod gpu_workers;
 mod handoff;
 pub mod job;
 pub mod kind;
@@ -58,14 +51,16 @@ pub mod native_witness;
 mod page_cache;
 mod panics;
 mod partition_error;
-mod provers;
+mod proving;
 mod scheduler;
 mod shared;
 pub mod srs;
 pub mod sweep;
+mod synthesis;
 pub mod timeline;
-mod workers;
 
+#[cfg(feature = "fake-backend")]
+pub use backend::fake;
 pub use bellperson_lite;
 pub use config::Config;
 pub use engine::{Engine, EngineStatus, GpuStatus, QueueStatus, ShutdownReport, Submitted};

@@ -3,13 +3,14 @@
 
 use bellpepper_core::SynthesisError;
 use bellperson_lite::{ProverError, VerifyError};
+use supraseal_c2::CudaError;
 
 use crate::srs::SrsError;
 
 /// Why one partition's proof failed. The engine's stages return it; [`PartitionError::response`]
 /// says whether the partition is proved again or its job fails, and the job's error is its
 /// message, prefixed with the partition's index.
-// The GPU variants are made by the GPU workers only (feature `cuda`).
+// The device variants are made by devices only (GPUs, fakes in tests).
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum PartitionError {
     /// Its parameter set is not available.
@@ -40,17 +41,17 @@ pub(crate) enum PartitionError {
         source: ProverError,
     },
     /// A GPU's kernel or driver error: it may not repeat, and counts against the device.
-    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    #[cfg_attr(not(any(feature = "cuda", feature = "fake-backend")), allow(dead_code))]
     #[error("GPU {ordinal}: {source}")]
     DeviceFault { ordinal: i32, source: ProverError },
     /// Another GPU library error that may not repeat (the device short of memory, other
     /// work's share of it): worth another try, not counted against the device.
-    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    #[cfg_attr(not(any(feature = "cuda", feature = "fake-backend")), allow(dead_code))]
     #[error("GPU {ordinal}: {source}")]
     DeviceTransient { ordinal: i32, source: ProverError },
     /// The GPU library refused the proof as asked (e.g. more VRAM than the device's budget can
     /// ever hold): the same request fails the same way.
-    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    #[cfg_attr(not(any(feature = "cuda", feature = "fake-backend")), allow(dead_code))]
     #[error("GPU {ordinal}: {source} (not retried: it would fail the same way)")]
     Refused { ordinal: i32, source: ProverError },
     /// A prover gave another number of proofs than the one asked for.
@@ -75,6 +76,29 @@ pub(crate) enum Response {
 }
 
 impl PartitionError {
+    /// A GPU half's error on device `ordinal` as the partition's: kernel and driver errors
+    /// count against the device, a proof the library refuses as asked is not retried (e.g.
+    /// more VRAM than the device's budget can ever hold: trying again would synthesize every
+    /// partition first, then fail the same way), other library errors (memory that other
+    /// work holds) are retried, and the rest is the partition's own (constraints not
+    /// satisfied, wrong lengths).
+    #[cfg_attr(not(any(feature = "cuda", feature = "fake-backend")), allow(dead_code))]
+    pub(crate) fn from_gpu(ordinal: i32, e: ProverError) -> PartitionError {
+        match e {
+            ProverError::Gpu(CudaError::Cuda(_)) => {
+                PartitionError::DeviceFault { ordinal, source: e }
+            }
+            ProverError::Gpu(CudaError::InvalidArgument(_)) => {
+                PartitionError::Refused { ordinal, source: e }
+            }
+            ProverError::Gpu(_) => PartitionError::DeviceTransient { ordinal, source: e },
+            source => PartitionError::Prover {
+                stage: "the GPU half",
+                source,
+            },
+        }
+    }
+
     /// Whether the failure may not repeat (a GPU fault or shortage, a proof that did not
     /// verify) or would (everything about the partition or its request).
     pub(crate) fn response(&self) -> Response {
@@ -95,7 +119,6 @@ impl PartitionError {
 
     /// Whether the failure counts against the GPU that ran it (repeated ones take it out of
     /// rotation).
-    #[cfg_attr(not(feature = "cuda"), allow(dead_code))] // GPU workers only
     pub(crate) fn counts_against_device(&self) -> bool {
         matches!(self, PartitionError::DeviceFault { .. })
     }
@@ -161,6 +184,22 @@ mod tests {
         // Only kernel and driver faults count against the device.
         assert!(retried[0].counts_against_device());
         assert!(!retried[1].counts_against_device() && !failed[2].counts_against_device());
+    }
+
+    #[test]
+    fn gpu_errors_are_classified_by_their_kind() {
+        let cuda = |e: CudaError| PartitionError::from_gpu(3, ProverError::Gpu(e));
+        let fault = cuda(CudaError::Cuda("an illegal address".into()));
+        assert!(fault.counts_against_device());
+        assert_eq!(fault.response(), Response::RetryOnce);
+        let short = cuda(CudaError::OutOfMemory("held by other work".into()));
+        assert!(!short.counts_against_device());
+        assert_eq!(short.response(), Response::RetryOnce);
+        let refused = cuda(CudaError::InvalidArgument("over the budget".into()));
+        assert_eq!(refused.response(), Response::FailJob);
+        let own = PartitionError::from_gpu(3, ProverError::Unsatisfied { index: 0, total: 1 });
+        assert!(matches!(own, PartitionError::Prover { .. }));
+        assert_eq!(own.response(), Response::FailJob);
     }
 
     #[test]

@@ -20,7 +20,7 @@ use crate::job::{Job, Priority};
 pub(crate) struct QueuedPartition {
     pub job: Arc<Job>,
     pub index: usize,
-    /// 0 the first time, 1 when redone after a failed self-check.
+    /// 0 the first time, 1 when proved again after a failure that may not repeat.
     pub attempt: u32,
     /// Order within a priority: the job's submission order, then the partition's index.
     seq: (u64, usize),
@@ -29,6 +29,16 @@ pub(crate) struct QueuedPartition {
 impl QueuedPartition {
     fn priority(&self) -> Priority {
         self.job.priority
+    }
+
+    /// The span of this partition's work (job, partition index, attempt).
+    pub(crate) fn span(&self) -> tracing::Span {
+        tracing::info_span!(
+            "partition",
+            job = %self.job.id,
+            index = self.index,
+            attempt = self.attempt
+        )
     }
 }
 

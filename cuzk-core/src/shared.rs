@@ -25,11 +25,20 @@ use crate::timeline::{Lane, Phase, Recorder};
 
 /// What the threads share.
 pub(crate) struct Shared {
+    /// The validated configuration: every thread reads its part (self-check, synthesis path,
+    /// CRITICAL lane, thread counts).
     pub config: Config,
+    /// Partitions waiting for synthesis, highest priority first; retries and partitions a
+    /// retired device put back go in here too.
     pub queue: PartitionQueue,
+    /// Every job by id and request id: where proofs are delivered and results awaited.
     pub jobs: JobTable,
+    /// Host memory for synthesized partitions: synthesis reserves before it starts, and the
+    /// reservation travels with the partition until its proof is finished.
     pub budget: Arc<MemoryBudget>,
+    /// Parameter sets by circuit id, loaded on first use and evicted by their own budget.
     pub srs: SrsManager,
+    /// Counters and phase histograms for the status and the Prometheus page.
     pub metrics: Metrics,
     /// Which circuit ids' native witnesses were checked and are used.
     pub native_witnesses: NativeWitnesses,
@@ -37,6 +46,7 @@ pub(crate) struct Shared {
     pub(crate) accepting: AtomicBool,
     /// Random per engine, so that job ids of two runs do not collide.
     pub(crate) job_prefix: String,
+    /// The number in the next job's id (after the prefix): ids are never reused in a run.
     pub(crate) next_job: AtomicU64,
     /// Bytes of a synthesized partition, per circuit id, as last measured: the estimate for
     /// the next one when its kind gives none.

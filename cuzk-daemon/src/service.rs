@@ -51,7 +51,9 @@ fn engine_status(e: EngineError) -> Status {
             | SrsError::Unreadable { .. }
             | SrsError::Load { .. },
         ) => Status::failed_precondition(e.to_string()),
-        EngineError::Spawn { .. } | EngineError::Gpu(_) => Status::internal(e.to_string()),
+        EngineError::Spawn { .. } | EngineError::Gpu { .. } | EngineError::NoSuchGpu { .. } => {
+            Status::internal(e.to_string())
+        }
     }
 }
 

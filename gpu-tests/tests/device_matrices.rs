@@ -15,7 +15,7 @@ use bellpepper_core::Circuit;
 use bellperson_lite::circuits::{InterleavedCircuit, MixCircuit, ShaCircuit};
 use bellperson_lite::generator::{generate_random_parameters, BenchmarkSrs, CircuitShape};
 use bellperson_lite::gpu::{
-    device_matrices, device_params, device_params_with, matrices_ref, prove_start_on,
+    device_matrices, device_params, device_params_with, matrices_ref, prove_start,
     streamed_device_matrices, G2Placement, GpuTarget, Priority,
 };
 use bellperson_lite::matrices::{record_matrices, synthesize_witness, ConstraintMatrices};
@@ -101,7 +101,7 @@ where
             matrices: Some(dm),
             priority: Priority::Normal,
         };
-        let (gpu, timings) = prove_start_on(target, witnesses.clone(), params, &r, &s)
+        let (gpu, timings) = prove_start(target, witnesses.clone(), params, &r, &s)
             .and_then(|p| p.finish())
             .unwrap_or_else(|e| panic!("{what}: GPU proof with {how} device matrices: {e}"));
         assert_eq!(cpu.len(), gpu.len());
@@ -292,7 +292,7 @@ fn an_unsatisfied_witness_is_reported() {
         priority: Priority::Normal,
     };
     let (r, s) = batch_randomness(1, &mut rng);
-    let result = prove_start_on(target, vec![witness], &params, &r, &s).and_then(|p| p.finish());
+    let result = prove_start(target, vec![witness], &params, &r, &s).and_then(|p| p.finish());
     match result {
         Err(ProverError::Unsatisfied { total, .. }) => {
             assert_eq!(total, matrices.num_constraints())
@@ -431,13 +431,13 @@ fn bad_matrices_and_mismatched_witnesses_are_typed_errors() {
         .unwrap()
         .witness_assignment(synthesize_witness(MixCircuit::new(9, 0.5, 1)).unwrap())
         .unwrap();
-    let err = prove_start_on(target, vec![other], &params, &r, &s).err();
+    let err = prove_start(target, vec![other], &params, &r, &s).err();
     assert!(
         matches!(err, Some(ProverError::ParamsMismatch { .. })),
         "{err:?}"
     );
     let full = synthesize_circuit(c).unwrap();
-    let err = prove_start_on(target, vec![full], &params, &r, &s).err();
+    let err = prove_start(target, vec![full], &params, &r, &s).err();
     assert!(
         matches!(err, Some(ProverError::ShapeMismatch { .. })),
         "{err:?}"
@@ -470,7 +470,7 @@ fn prove_with_device_matrices(
     };
     let witness = matrices.witness_assignment(synthesize_witness(c.clone())?)?;
     let (r, s) = batch_randomness(1, &mut rng);
-    prove_start_on(target, vec![witness], params, &r, &s).and_then(|p| p.finish())?;
+    prove_start(target, vec![witness], params, &r, &s).and_then(|p| p.finish())?;
     Ok(dm.bytes())
 }
 

@@ -13,10 +13,11 @@ use std::time::Duration;
 use bellperson_lite::circuits::{MixCircuit, ShaCircuit};
 use bellperson_lite::generator::{generate_random_parameters, BenchmarkSrs, CircuitShape};
 use bellperson_lite::gpu::{
-    device_params, device_params_with, prove_from_assignments_gpu, prove_from_assignments_on,
-    prove_start, prove_start_on, prove_start_with, Backend, G2Placement, GpuTarget, Priority,
+    device_params, device_params_with, prove_start, G2Placement, GpuTarget, Priority,
 };
-use bellperson_lite::prover::{batch_randomness, prove_from_assignments};
+use bellperson_lite::prover::{
+    batch_randomness, prove_from_assignments, prove_from_assignments_with_timings,
+};
 use bellperson_lite::synthesis::{synthesize_circuit, ProvingAssignment};
 use bellperson_lite::verifier::{prepare_verifying_key, verify_proof};
 use bellperson_lite::{Parameters, ProverError, ProvingKey};
@@ -52,17 +53,15 @@ fn compare<P: ProvingKey + Send + Sync + 'static>(
     rng: &mut ChaCha20Rng,
 ) -> Vec<bellperson_lite::Proof> {
     let (r, s) = randomness(rng, assignments.len());
-    let (cpu, _) = prove_from_assignments_on(Backend::Cpu, assignments.clone(), params, &r, &s)
-        .expect("CPU proof");
+    let (cpu, _) =
+        prove_from_assignments_with_timings(assignments.clone(), params.as_ref(), &r, &s)
+            .expect("CPU proof");
     let dp = device_params(locks, Arc::clone(params)).expect("device parameters");
     let mut on_gpu = Vec::new();
     for b_g2 in [G2Placement::Cpu, G2Placement::Auto, G2Placement::Gpu] {
-        let gpu_backend = Backend::Gpu {
-            device_params: &dp,
-            locks: Some(locks),
-            b_g2,
-        };
-        let (gpu, _) = prove_from_assignments_on(gpu_backend, assignments.clone(), params, &r, &s)
+        let target = GpuTarget::new(&dp).locks(locks).b_g2(b_g2);
+        let (gpu, _) = prove_start(target, assignments.clone(), params, &r, &s)
+            .and_then(|p| p.finish())
             .expect("GPU proof");
         assert_eq!(cpu.len(), gpu.len());
         for (i, (c, g)) in cpu.iter().zip(&gpu).enumerate() {
@@ -276,7 +275,7 @@ fn domain_one_and_an_empty_b_prove_like_the_cpu() {
         // Device parameters made for B_G2 on the CPU, then asked for it on the GPU.
         let (r, s) = randomness(&mut rng, 1);
         let (cpu, _) =
-            prove_from_assignments_on(Backend::Cpu, vec![assignment.clone()], &params, &r, &s)
+            prove_from_assignments_with_timings(vec![assignment.clone()], params.as_ref(), &r, &s)
                 .unwrap();
         let dp = device_params_with(
             &locks,
@@ -285,12 +284,9 @@ fn domain_one_and_an_empty_b_prove_like_the_cpu() {
             G2Placement::Cpu,
         )
         .expect("device parameters without b_g2");
-        let gpu_backend = Backend::Gpu {
-            device_params: &dp,
-            locks: Some(&locks),
-            b_g2: G2Placement::Gpu,
-        };
-        let (gpu, _) = prove_from_assignments_on(gpu_backend, vec![assignment], &params, &r, &s)
+        let target = GpuTarget::new(&dp).locks(&locks).b_g2(G2Placement::Gpu);
+        let (gpu, _) = prove_start(target, vec![assignment], &params, &r, &s)
+            .and_then(|p| p.finish())
             .unwrap_or_else(|e| panic!("{what}: B_G2 on the GPU without b_g2: {e}"));
         assert_eq!(cpu[0].to_bytes(), gpu[0].to_bytes(), "{what}");
         eprintln!("{what}: h {h_points} points, B empty: equal to the CPU's, verifies");
@@ -331,14 +327,14 @@ fn workers_share_one_gpu() {
                         let c = ShaCircuit::new(*log, rng.gen());
                         let input = c.public_input();
                         let (r, s) = randomness(&mut rng, 1);
-                        let (proofs, _) = prove_from_assignments_gpu(
+                        let (proofs, _) = prove_start(
+                            GpuTarget::new(dp).locks(locks),
                             vec![synthesize_circuit(c).unwrap()],
                             params,
-                            dp,
-                            Some(locks),
                             &r,
                             &s,
                         )
+                        .and_then(|p| p.finish())
                         .unwrap_or_else(|e| panic!("worker {w} of {workers}, proof {i}: {e}"));
                         let pvk = prepare_verifying_key(&params.vk);
                         assert!(
@@ -391,7 +387,7 @@ fn an_urgent_proof_runs_while_the_compute_lock_is_held() {
         .expect("CPU proof");
     let prove = |priority| {
         let target = gpu_target(&dp, &locks, priority);
-        prove_start_on(target, vec![assignment.clone()], &params, &r, &s)
+        prove_start(target, vec![assignment.clone()], &params, &r, &s)
             .and_then(|p| p.finish())
             .map(|(proofs, timings)| (proofs[0].to_bytes(), timings))
     };
@@ -458,14 +454,14 @@ fn urgent_proofs_overtake_running_kernels() {
     let (r, s) = randomness(&mut rng, 1);
     let prove_big = || {
         let target = gpu_target(&big_dp, &locks, Priority::Normal);
-        prove_start_on(target, vec![big.clone()], &big_srs, &r, &s)
+        prove_start(target, vec![big.clone()], &big_srs, &r, &s)
             .and_then(|p| p.finish())
             .unwrap()
             .1
     };
     let prove_urgent = || {
         let target = gpu_target(&small_dp, &locks, Priority::Urgent);
-        prove_start_on(
+        prove_start(
             target,
             vec![small_assignment.clone()],
             &small_params,
@@ -575,10 +571,9 @@ fn an_injected_fault_fails_one_proof_and_the_next_succeeds() {
 
     inject_faults(1);
     let err = prove_start(
+        GpuTarget::new(&dp).locks(&locks),
         vec![synthesize_circuit(c.clone()).unwrap()],
         &params,
-        &dp,
-        Some(&locks),
         &r,
         &s,
     )
@@ -595,14 +590,14 @@ fn an_injected_fault_fails_one_proof_and_the_next_succeeds() {
     );
     assert_eq!(locks.info().unwrap().proofs_failed, 1);
 
-    let (proofs, _) = prove_from_assignments_gpu(
+    let (proofs, _) = prove_start(
+        GpuTarget::new(&dp).locks(&locks),
         vec![synthesize_circuit(c).unwrap()],
         &params,
-        &dp,
-        Some(&locks),
         &r,
         &s,
     )
+    .and_then(|p| p.finish())
     .unwrap();
     let pvk = prepare_verifying_key(&params.vk);
     assert!(verify_proof(&pvk, &proofs[0], &[input]).unwrap());
@@ -620,14 +615,14 @@ fn bad_inputs_are_typed_errors() {
     let (r, s) = randomness(&mut rng, 1);
 
     // Device parameters of another parameter set.
-    let err = prove_from_assignments_gpu(
+    let err = prove_start(
+        GpuTarget::new(&big_dp).locks(&locks),
         vec![synthesize_circuit(small_c.clone()).unwrap()],
         &small_p,
-        &big_dp,
-        Some(&locks),
         &r,
         &s,
     )
+    .and_then(|p| p.finish())
     .expect_err("mismatched device parameters");
     assert!(matches!(err, ProverError::ParamsMismatch { .. }), "{err}");
 
@@ -640,9 +635,15 @@ fn bad_inputs_are_typed_errors() {
     let small_dp = device_params(&locks, Arc::clone(&small_p)).unwrap();
     let good = synthesize_circuit(small_c.clone()).unwrap();
     let (r2, s2) = randomness(&mut rng, 2);
-    let err =
-        prove_from_assignments_gpu(vec![good, a], &small_p, &small_dp, Some(&locks), &r2, &s2)
-            .expect_err("unsatisfied");
+    let err = prove_start(
+        GpuTarget::new(&small_dp).locks(&locks),
+        vec![good, a],
+        &small_p,
+        &r2,
+        &s2,
+    )
+    .and_then(|p| p.finish())
+    .expect_err("unsatisfied");
     assert!(
         matches!(err, ProverError::Unsatisfied { index: 2, total: t } if t == total),
         "{err}"
@@ -655,14 +656,14 @@ fn bad_inputs_are_typed_errors() {
         !dp.is_resident(),
         "parameters cannot be resident in a 4 KiB budget"
     );
-    let err = prove_from_assignments_gpu(
+    let err = prove_start(
+        GpuTarget::new(&dp).locks(&tiny),
         vec![synthesize_circuit(small_c).unwrap()],
         &small_p,
-        &dp,
-        Some(&tiny),
         &r,
         &s,
     )
+    .and_then(|p| p.finish())
     .expect_err("budget too small");
     assert!(
         matches!(err, ProverError::Gpu(CudaError::InvalidArgument(_))),
@@ -696,12 +697,10 @@ fn streamed_parameters_give_the_same_proofs() {
     assert!(!dp.is_resident() && dp.has_b_g2());
     // B_G2 on the CPU, then on the GPU from the streamed b_g2.
     for b_g2 in [G2Placement::Cpu, G2Placement::Gpu] {
-        let (gpu, _) = prove_start_with(
+        let (gpu, _) = prove_start(
+            GpuTarget::new(&dp).locks(&locks).b_g2(b_g2),
             vec![assignment.clone()],
             &params,
-            &dp,
-            Some(&locks),
-            b_g2,
             &r,
             &s,
         )
@@ -719,12 +718,12 @@ fn streamed_parameters_give_the_same_proofs() {
     )
     .unwrap();
     assert!(!cpu_only.has_b_g2());
-    let err = prove_start_with(
+    let err = prove_start(
+        GpuTarget::new(&cpu_only)
+            .locks(&locks)
+            .b_g2(G2Placement::Gpu),
         vec![assignment],
         &params,
-        &cpu_only,
-        Some(&locks),
-        G2Placement::Gpu,
         &r,
         &s,
     )
@@ -748,14 +747,14 @@ fn four_workers_on_a_small_card_wait_for_memory() {
         let c = ShaCircuit::new(log, rng.gen());
         let input = c.public_input();
         let (r, s) = randomness(&mut rng, 1);
-        let (proofs, _) = prove_from_assignments_gpu(
+        let (proofs, _) = prove_start(
+            GpuTarget::new(dp).locks(locks),
             vec![synthesize_circuit(c).unwrap()],
             &params,
-            dp,
-            Some(locks),
             &r,
             &s,
-        )?;
+        )
+        .and_then(|p| p.finish())?;
         let pvk = prepare_verifying_key(&params.vk);
         assert!(verify_proof(&pvk, &proofs[0], &[input]).unwrap());
         Ok::<_, ProverError>(())
@@ -832,12 +831,10 @@ fn the_bounded_vram_plan_gives_the_same_proofs() {
                 for b_g2 in [G2Placement::Cpu, G2Placement::Gpu] {
                     let what =
                         format!("{residency:?}, chunk {chunk}, c_late {c_late}, B_G2 {b_g2:?}");
-                    let (gpu, timings) = prove_start_with(
+                    let (gpu, timings) = prove_start(
+                        GpuTarget::new(&dp).locks(&locks).b_g2(b_g2),
                         vec![assignment.clone()],
                         &params,
-                        &dp,
-                        Some(&locks),
-                        b_g2,
                         &r,
                         &s,
                     )
@@ -854,12 +851,10 @@ fn the_bounded_vram_plan_gives_the_same_proofs() {
         }
         // Back to the automatic choice: the whole working set fits, no chunks.
         locks.force_chunks(0, false).unwrap();
-        let (gpu, timings) = prove_start_with(
+        let (gpu, timings) = prove_start(
+            GpuTarget::new(&dp).locks(&locks).b_g2(G2Placement::Gpu),
             vec![assignment.clone()],
             &params,
-            &dp,
-            Some(&locks),
-            G2Placement::Gpu,
             &r,
             &s,
         )
@@ -898,12 +893,10 @@ fn a_budget_short_of_the_whole_working_set_takes_the_bounded_plan() {
             G2Placement::Auto,
         )
         .unwrap();
-        prove_start_with(
+        prove_start(
+            GpuTarget::new(&dp).locks(locks).b_g2(G2Placement::Gpu),
             vec![assignment],
             &params,
-            &dp,
-            Some(locks),
-            G2Placement::Gpu,
             &r,
             &s,
         )

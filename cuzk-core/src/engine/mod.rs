@@ -1,4 +1,5 @@
-//! The engine: intake, the job table, and the threads of [`crate::workers`].
+//! The engine: intake, the job table, and the threads of `crate::synthesis` and
+//! `crate::proving`.
 //!
 //! [`Engine::start`] spawns the synthesis threads and the provers; the public calls are
 //! cheap and thread-safe. Waiting calls ([`Engine::await_result`], [`Engine::prove`],
@@ -19,6 +20,7 @@ use parking_lot::Mutex;
 use rand::RngCore;
 
 use crate::active::ActiveCount;
+use crate::backend::{Backend, Backends, ProvingBackend};
 use crate::budget::MemoryBudget;
 use crate::config::Config;
 use crate::error::EngineError;
@@ -26,16 +28,16 @@ use crate::handoff::HandOffReceiver;
 use crate::job::{Job, JobId, JobResult, JobTable, Priority, ProofRequest};
 use crate::metrics::Metrics;
 use crate::native_witness::NativeWitnesses;
-use crate::provers::Provers;
+use crate::proving::{finalizer_loop, worker_loop};
 use crate::scheduler::{PartitionQueue, PushError};
 use crate::shared::{critical_pool, Shared};
 use crate::srs::SrsManager;
+use crate::synthesis::{synthesis_loop, SynthesizedPartition};
 use crate::timeline::{Recorder, Timeline};
-use crate::workers::{cpu_prover_loop, synthesis_loop, SynthesizedPartition};
 
 mod status;
 
-pub use crate::provers::GpuStatus;
+pub use crate::backend::GpuStatus;
 pub use status::{EngineStatus, QueueStatus};
 
 /// A job accepted by [`Engine::submit`].
@@ -62,7 +64,8 @@ pub struct Engine {
     shared: Arc<Shared>,
     threads: Mutex<Vec<JoinHandle<()>>>,
     synthesis_threads: usize,
-    provers: Provers,
+    /// What partitions are proved on (GPUs, the CPU, fakes in tests).
+    backends: Backends,
 }
 
 /// Circuit id -> parameter file name: with the `filecoin` feature, the names filecoin-proofs
@@ -80,6 +83,27 @@ fn parameter_files(config: &Config) -> Result<BTreeMap<String, String>, EngineEr
 impl Engine {
     /// Validates `config`, loads its `srs.preload` sets and starts the threads.
     pub fn start(config: Config) -> Result<Engine, EngineError> {
+        Engine::start_on(config, Vec::new())
+    }
+
+    /// [`Engine::start`] on fake devices instead of the GPUs or the CPU prover, for tests of
+    /// the fault handling (feature `fake-backend`; see [`crate::fake`]).
+    #[cfg(feature = "fake-backend")]
+    pub fn start_with_fakes(
+        config: Config,
+        devices: &[Arc<crate::backend::fake::FakeDevice>],
+    ) -> Result<Engine, EngineError> {
+        let fakes = devices
+            .iter()
+            .map(|d| Arc::clone(d) as Arc<dyn ProvingBackend>)
+            .collect();
+        Engine::start_on(config, fakes)
+    }
+
+    fn start_on(
+        config: Config,
+        fakes: Vec<Arc<dyn ProvingBackend>>,
+    ) -> Result<Engine, EngineError> {
         config.validate()?;
         let srs = SrsManager::new(
             config.param_cache(),
@@ -90,8 +114,8 @@ impl Engine {
         for id in &config.srs.preload {
             srs.preload(id)?;
         }
-        let provers = Provers::choose(&config)?;
-        let products_on_gpu = provers.gpu_workers() > 0 && config.gpus.matrices_on_gpu;
+        let backends = crate::backend::open(&config, fakes)?;
+        let products_on_gpu = backends.evaluate_products() && config.gpus.matrices_on_gpu;
         let synthesis_threads = config.synthesis_threads(products_on_gpu);
         let native_witnesses = NativeWitnesses::new(
             config.engine.native_witness,
@@ -135,14 +159,14 @@ impl Engine {
             shared: Arc::clone(&shared),
             threads: Mutex::default(),
             synthesis_threads,
-            provers,
+            backends,
         };
         // At most one synthesized partition waits per prover, the highest priority taken
         // first (`handoff`); the CRITICAL lane has its own slots, provers and thread.
-        let prover_count = engine.provers.cpu_provers() + engine.provers.gpu_workers();
+        let prover_count = engine.backends.cpu_provers() + engine.backends.gpu_workers();
         let critical_lane = shared.config.engine.critical_lane;
         let lane_provers = if critical_lane {
-            engine.provers.critical_lane_provers()
+            engine.backends.iter().count()
         } else {
             0
         };
@@ -164,59 +188,37 @@ impl Engine {
         Ok(engine)
     }
 
-    /// The provers, and with `critical_lane` one more per GPU (or one more CPU prover) taking
-    /// only CRITICAL partitions.
+    /// Each backend's workers, and with `critical_lane` one more per backend taking only
+    /// CRITICAL partitions; then the finalizers.
     fn spawn_provers(
         &self,
         rx: HandOffReceiver<SynthesizedPartition>,
         critical_lane: bool,
     ) -> Result<(), EngineError> {
         let lane = usize::from(critical_lane);
-        let receiver = |i: usize, ordinary: usize| {
-            if i < ordinary {
-                rx.clone()
-            } else {
-                rx.only_critical()
+        let finalizers = self.shared.config.engine.finalizer_threads;
+        let (done_tx, done_rx) = crossbeam_channel::bounded(finalizers);
+        for backend in self.backends.iter() {
+            let ordinary = backend.prover.workers();
+            for w in 0..ordinary + lane {
+                let rx = if w < ordinary {
+                    rx.clone()
+                } else {
+                    rx.only_critical()
+                };
+                let (shared, done_tx) = (Arc::clone(&self.shared), done_tx.clone());
+                let backend: Arc<Backend> = Arc::clone(backend);
+                let name = format!("cuzk-{}-worker-{w}", backend.prover.name());
+                self.spawn(name, "prover", move || {
+                    worker_loop(shared, backend, w, rx, done_tx)
+                })?;
             }
-        };
-        match &self.provers {
-            Provers::Cpu(n) => {
-                for i in 0..*n + lane {
-                    let (shared, rx) = (Arc::clone(&self.shared), receiver(i, *n));
-                    self.spawn(format!("cuzk-cpu-prover-{i}"), "prover", move || {
-                        cpu_prover_loop(shared, rx, i)
-                    })?;
-                }
-            }
-            #[cfg(feature = "cuda")]
-            Provers::Gpu {
-                devices,
-                workers_per_device,
-            } => {
-                use crate::gpu_workers::{finalizer_loop, gpu_worker_loop};
-                let finalizers = self.shared.config.engine.finalizer_threads;
-                let (done_tx, done_rx) = crossbeam_channel::bounded(finalizers);
-                for device in devices {
-                    for w in 0..*workers_per_device + lane {
-                        let (shared, rx, done_tx) = (
-                            Arc::clone(&self.shared),
-                            receiver(w, *workers_per_device),
-                            done_tx.clone(),
-                        );
-                        let device = Arc::clone(device);
-                        let name = format!("cuzk-gpu{}-worker-{w}", device.info.ordinal);
-                        self.spawn(name, "GPU worker", move || {
-                            gpu_worker_loop(shared, device, w, rx, done_tx)
-                        })?;
-                    }
-                }
-                for i in 0..finalizers {
-                    let (shared, done_rx) = (Arc::clone(&self.shared), done_rx.clone());
-                    self.spawn(format!("cuzk-finalizer-{i}"), "finalizer", move || {
-                        finalizer_loop(shared, done_rx, i)
-                    })?;
-                }
-            }
+        }
+        for i in 0..finalizers {
+            let (shared, done_rx) = (Arc::clone(&self.shared), done_rx.clone());
+            self.spawn(format!("cuzk-finalizer-{i}"), "finalizer", move || {
+                finalizer_loop(shared, done_rx, i)
+            })?;
         }
         Ok(())
     }
@@ -269,10 +271,7 @@ impl Engine {
         // An invalid id, an unknown one and a missing file are told apart (SrsError).
         shared.srs.check_available(&request.circuit_id)?;
         let kind = request.work.kind().to_string();
-        let partitions = request
-            .work
-            .into_partitions()
-            .map_err(EngineError::InvalidRequest)?;
+        let partitions = request.work.into_partitions()?;
         let n = shared.next_job.fetch_add(1, Ordering::Relaxed);
         let job = Arc::new(Job::new(
             JobId(format!("{}-{n}", shared.job_prefix)),
@@ -383,27 +382,27 @@ impl Engine {
     pub fn evict_srs(&self, circuit_id: &str) -> Result<(bool, u64), EngineError> {
         // First: it checks the id, so nothing else is looked up under a bad one.
         let evicted = self.shared.srs.evict(circuit_id)?;
-        self.provers.evict(circuit_id);
+        self.backends.evict(circuit_id);
         self.shared.forget_matrices(circuit_id);
         Ok(evicted)
     }
 
-    /// Makes the next `count` proofs on GPU `ordinal` fail as a GPU fault would, to exercise
-    /// the fault handling (retries, taking a device out of rotation) in tests. False when the
-    /// engine does not use that GPU.
-    #[cfg(feature = "cuda")]
+    /// Makes the next `count` proofs on GPU `ordinal` (or fake device, in tests) fail as a
+    /// GPU fault would, to exercise the fault handling (retries, taking a device out of
+    /// rotation) in tests; `count` 0 ends the faults. False when the engine does not use that
+    /// device.
     pub fn inject_gpu_faults(&self, ordinal: u32, count: u32) -> bool {
-        self.provers.inject_gpu_faults(ordinal, count)
+        self.backends.inject_faults(ordinal, count)
     }
 
     /// Per GPU in use, the nanoseconds its compute lock has been held since the engine
     /// started (empty on the CPU backend).
     pub fn gpu_busy_ns(&self) -> Vec<u64> {
-        self.provers.gpu_busy_ns()
+        self.backends.gpu_busy_ns()
     }
 
     /// Starts recording what every engine thread does, at most `capacity` spans (eight per
-    /// partition proved on a GPU, two on a CPU prover); a recording in progress is dropped.
+    /// partition proved on a GPU, three on the CPU); a recording in progress is dropped.
     /// For benchmarks and diagnosis: see [`crate::timeline`].
     pub fn record_timeline(&self, capacity: usize) {
         *self.shared.timeline.lock() = Some(Recorder::new(capacity));

@@ -9,7 +9,7 @@ use crate::metrics::Gauges;
 use crate::srs::SrsStatus;
 
 use super::Engine;
-use crate::provers::GpuStatus;
+use crate::backend::GpuStatus;
 
 /// Jobs of one kind.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -72,9 +72,9 @@ impl Engine {
             self_check_failures: s.metrics.self_check_failures(),
             synthesis_threads: self.synthesis_threads,
             synthesizing: s.synthesizing.get(),
-            cpu_provers: self.provers.cpu_provers(),
-            gpu_workers: self.provers.gpu_workers(),
-            gpus: self.provers.gpu_status(s.metrics.uptime()),
+            cpu_provers: self.backends.cpu_provers(),
+            gpu_workers: self.backends.gpu_workers(),
+            gpus: self.backends.gpu_status(s.metrics.uptime()),
             memory_reserved_bytes: s.budget.used(),
             memory_peak_bytes: s.budget.peak(),
             memory_budget_bytes: s.budget.total(),
@@ -92,9 +92,9 @@ impl Engine {
                 .iter()
                 .filter(|j| j.state() == JobState::Running)
                 .count(),
-            gpu_workers: self.provers.gpu_workers(),
-            gpu_busy: self.provers.gpu_busy(s.metrics.uptime()),
-            gpus_out_of_rotation: self.provers.gpus_out_of_rotation(),
+            gpu_workers: self.backends.gpu_workers(),
+            gpu_busy: self.backends.gpu_busy(s.metrics.uptime()),
+            gpus_out_of_rotation: self.backends.gpus_out_of_rotation(),
             memory_reserved_bytes: s.budget.used(),
             memory_budget_bytes: s.budget.total(),
         })

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use bellperson_lite::circuits::TestCircuit;
 use bellperson_lite::generator::{BenchmarkSrs, CircuitShape};
-use bellperson_lite::gpu::{device_params, prove_start_with, split_scalars, G2Placement};
+use bellperson_lite::gpu::{device_params, prove_start, split_scalars, G2Placement, GpuTarget};
 use bellperson_lite::prover::{prove_from_assignments_with_timings, PhaseTimings};
 use bellperson_lite::synthesis::{synthesize_circuit, ProvingAssignment};
 use blstrs::Scalar;
@@ -115,8 +115,14 @@ fn main() -> ExitCode {
             for run in 0..=RUNS {
                 let input = vec![assignment.clone()];
                 let t = Instant::now();
-                let proved = prove_start_with(input, &srs, &dp, Some(&locks), placement, &r, &s)
-                    .and_then(|p| p.finish());
+                let proved = prove_start(
+                    GpuTarget::new(&dp).locks(&locks).b_g2(placement),
+                    input,
+                    &srs,
+                    &r,
+                    &s,
+                )
+                .and_then(|p| p.finish());
                 match proved {
                     Ok((proofs, timings)) => {
                         if run > 0 {

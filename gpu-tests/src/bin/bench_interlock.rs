@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use bellperson_lite::circuits::TestCircuit;
 use bellperson_lite::generator::{BenchmarkSrs, CircuitShape};
 use bellperson_lite::gpu::{
-    device_matrices, device_params, prove_start_on, G2Placement, GpuTarget, Priority,
+    device_matrices, device_params, prove_start, G2Placement, GpuTarget, Priority,
 };
 use bellperson_lite::matrices::{record_matrices, synthesize_witness};
 use bellperson_lite::prover::PhaseTimings;
@@ -115,7 +115,7 @@ fn run_point(
                 for a in input_rx {
                     let taken = Instant::now();
                     let (r, s) = ([Scalar::random(&mut rng)], [Scalar::random(&mut rng)]);
-                    match prove_start_on(target, vec![a], srs, &r, &s) {
+                    match prove_start(target, vec![a], srs, &r, &s) {
                         Ok(pending) => {
                             let gpu_end = Instant::now();
                             if done_tx.send((worker, taken, gpu_end, pending)).is_err() {

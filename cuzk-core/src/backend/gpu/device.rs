@@ -1,29 +1,49 @@
-//! The GPUs the engine uses (feature `cuda`): opening them, and what each keeps.
+//! The GPUs the engine uses: opening them, and what each keeps.
 //!
 //! A [`GpuDevice`] holds one device's [`GpuLocks`] (its memory lock, compute lock and VRAM
-//! budget), the parameter sets and constraint matrices put on it (the first time a partition
-//! of their circuit reaches it, kept until the set changes or is evicted), and its fault
-//! count. A device whose proofs fail with kernel or driver errors [`FAULTS_TO_RETIRE`] times
-//! in a row is taken out of rotation while another device remains (see
-//! `gpu_workers` for what its workers then do); the last device in rotation stays.
+//! budget) and the parameter sets and constraint matrices put on it (the first time a
+//! partition of their circuit reaches it, kept until the set changes or is evicted).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bellperson_lite::gpu::{device_matrices, streamed_device_matrices};
+use bellperson_lite::gpu::{device_matrices, device_params_with, streamed_device_matrices};
 use bellperson_lite::matrices::ConstraintMatrices;
-use bellperson_lite::Parameters;
+use bellperson_lite::{Parameters, ProverError};
 use parking_lot::Mutex;
 use supraseal_c2::device::{device_count, device_info, DeviceInfo};
-use supraseal_c2::groth16::{DeviceMatrices, GpuLocks};
+use supraseal_c2::groth16::{DeviceMatrices, DeviceParams, GpuLocks, Residency};
 
 use crate::config::{ByteSize, Config, G2Placement};
 use crate::error::EngineError;
-use crate::gpu_prover::GpuParams;
 use crate::partition_error::PartitionError;
 use crate::srs::LoadedSrs;
+
+/// A parameter set and its query vectors on one GPU, with where B's G2 sum runs.
+pub(crate) struct GpuParams {
+    pub params: Arc<Parameters>,
+    pub device: DeviceParams,
+    pub b_g2: G2Placement,
+}
+
+impl GpuParams {
+    /// Puts `params` on the GPU of `locks` (resident when they fit its budget; b_g2 too
+    /// unless B's G2 sum is configured to stay on the CPU).
+    fn new(
+        params: Arc<Parameters>,
+        locks: &GpuLocks,
+        b_g2: G2Placement,
+    ) -> Result<Self, ProverError> {
+        let device = device_params_with(locks, Arc::clone(&params), Residency::Auto, b_g2)?;
+        Ok(GpuParams {
+            params,
+            device,
+            b_g2,
+        })
+    }
+}
 
 /// A circuit's parameters on one device, with the host set they were made from (a reloaded
 /// set is a new `Arc`, and its device copy is made again).
@@ -42,14 +62,12 @@ enum MatrixCopy {
 /// How long after a refusal a device is asked again to hold a circuit's matrices.
 const MATRICES_RETRY: Duration = Duration::from_secs(30);
 
-/// Kernel or driver errors in a row (no proof that worked between them) that take a device
-/// out of rotation. One is not enough: a single fault is retried, and may not repeat.
-pub(crate) const FAULTS_TO_RETIRE: u32 = 2;
-
 /// One GPU in use.
 pub(crate) struct GpuDevice {
     pub info: DeviceInfo,
     pub locks: GpuLocks,
+    /// Its workers (`gpus.gpu_workers_per_device`) besides the CRITICAL lane's.
+    pub workers: usize,
     /// Where B's G2 sum runs (`gpus.b_g2`), fixed when a parameter set is put on the device.
     b_g2: G2Placement,
     /// Parameter sets on this device, by circuit id.
@@ -58,25 +76,11 @@ pub(crate) struct GpuDevice {
     matrices: Mutex<DeviceMatrixCopies>,
     /// The compute lock's busy time when the engine started.
     busy_at_start_ns: u64,
-    /// Kernel or driver errors since the last proof that worked.
-    faults_in_a_row: AtomicU32,
-    /// Out of rotation: its workers take no more work.
-    retired: AtomicBool,
-    /// How many of the engine's devices are in rotation (shared by all of them): the last
-    /// one is never taken out.
-    in_rotation: Arc<Mutex<usize>>,
     /// Faults to report on the next proofs' GPU halves, instead of running them
-    /// ([`crate::Engine::inject_gpu_faults`], for tests of the fault handling).
+    /// ([`crate::Engine::inject_gpu_faults`], for tests of the fault handling on a GPU).
     injected_faults: AtomicU32,
     /// The job id and kind each worker holds, by worker (for the status).
     in_hand: Mutex<Vec<Option<(String, String)>>>,
-}
-
-/// What [`GpuDevice::activity`] reports.
-pub(crate) struct DeviceActivity {
-    pub retired: bool,
-    /// (job id, kind) of the partitions its workers hold.
-    pub in_hand: Vec<(String, String)>,
 }
 
 impl GpuDevice {
@@ -177,13 +181,6 @@ impl GpuDevice {
             .unwrap_or(0)
     }
 
-    pub fn activity(&self) -> DeviceActivity {
-        DeviceActivity {
-            retired: self.is_retired(),
-            in_hand: self.in_hand.lock().iter().flatten().cloned().collect(),
-        }
-    }
-
     /// Makes the next `count` proofs on this device fail as a GPU fault would.
     pub fn inject_faults(&self, count: u32) {
         self.injected_faults.store(count, Ordering::Relaxed);
@@ -196,30 +193,9 @@ impl GpuDevice {
             .is_ok()
     }
 
-    /// Counts a GPU fault; true if it takes the device out of rotation (once, and never the
-    /// last device in rotation).
-    pub fn fault(&self) -> bool {
-        let faults = self.faults_in_a_row.fetch_add(1, Ordering::Relaxed) + 1;
-        if faults < FAULTS_TO_RETIRE {
-            return false;
-        }
-        let mut in_rotation = self.in_rotation.lock();
-        if self.is_retired() || *in_rotation <= 1 {
-            return false;
-        }
-        *in_rotation -= 1;
-        self.retired.store(true, Ordering::Relaxed);
-        true
-    }
-
-    /// A proof worked: the faults in a row start again from zero.
-    pub fn clear_faults(&self) {
-        self.faults_in_a_row.store(0, Ordering::Relaxed);
-    }
-
-    /// Out of rotation (see the module doc).
-    pub fn is_retired(&self) -> bool {
-        self.retired.load(Ordering::Relaxed)
+    /// (job id, kind) of the partitions its workers hold.
+    pub fn in_hand(&self) -> Vec<(String, String)> {
+        self.in_hand.lock().iter().flatten().cloned().collect()
     }
 
     /// Records what `worker` holds now (for the status).
@@ -249,16 +225,17 @@ pub(crate) fn open_devices(config: &Config) -> Result<Vec<Arc<GpuDevice>>, Engin
     if config.gpus.cpu_only {
         return Ok(Vec::new());
     }
-    let count = device_count().map_err(|e| EngineError::Gpu(e.to_string()))?;
+    let count = device_count().map_err(|source| EngineError::Gpu {
+        ordinal: None,
+        source,
+    })?;
     let ordinals: Vec<i32> = if config.gpus.devices.is_empty() {
         (0..count as i32).collect()
     } else {
         let mut ordinals = Vec::new();
         for &d in &config.gpus.devices {
             if d as usize >= count {
-                return Err(EngineError::Gpu(format!(
-                    "gpus.devices lists device {d}, but this machine has {count} GPU(s)"
-                )));
+                return Err(EngineError::NoSuchGpu { listed: d, count });
             }
             ordinals.push(d as i32);
         }
@@ -274,7 +251,10 @@ pub(crate) fn open_devices(config: &Config) -> Result<Vec<Arc<GpuDevice>>, Engin
     let mut opened = Vec::new();
     let mut first_error = None;
     for d in ordinals {
-        let gpu_error = |e: supraseal_c2::CudaError| EngineError::Gpu(format!("GPU {d}: {e}"));
+        let gpu_error = |source| EngineError::Gpu {
+            ordinal: Some(d),
+            source,
+        };
         let open = device_info(d)
             .map_err(gpu_error)
             .and_then(|info| Ok((info, GpuLocks::new(d, vram_budget).map_err(gpu_error)?)));
@@ -289,7 +269,6 @@ pub(crate) fn open_devices(config: &Config) -> Result<Vec<Arc<GpuDevice>>, Engin
     if let (true, Some(e)) = (opened.is_empty(), first_error) {
         return Err(e);
     }
-    let in_rotation = Arc::new(Mutex::new(opened.len()));
     Ok(opened
         .into_iter()
         .map(|(info, locks)| {
@@ -297,13 +276,11 @@ pub(crate) fn open_devices(config: &Config) -> Result<Vec<Arc<GpuDevice>>, Engin
             Arc::new(GpuDevice {
                 info,
                 locks,
+                workers: config.gpus.gpu_workers_per_device,
                 b_g2: config.gpus.b_g2,
                 params: Mutex::default(),
                 matrices: Mutex::default(),
                 busy_at_start_ns,
-                faults_in_a_row: AtomicU32::new(0),
-                retired: AtomicBool::new(false),
-                in_rotation: Arc::clone(&in_rotation),
                 injected_faults: AtomicU32::new(0),
                 in_hand: Mutex::default(),
             })

@@ -1,16 +1,15 @@
-//! The engine's threads: synthesis workers and provers, and what happens to a finished proof.
+//! The synthesis threads: a partition's parameters, its RAM reservation and its assignment.
 //!
 //! ```text
-//!  PartitionQueue --pop--> synthesis thread --(priority hand-off)--> prover --> self-check --> job
-//!     (priority)           SRS, RAM reservation,                    CPU         retry once
-//!                          synthesize                                           on failure
+//!  PartitionQueue --pop--> synthesis thread --(priority hand-off)--> provers (crate::proving)
+//!     (priority)           SRS, RAM reservation,
+//!                          synthesize
 //! ```
 //!
 //! The hand-off between synthesis and provers (`handoff`) holds at most one partition per
-//! prover and gives them out by priority, so
-//! synthesized partitions never pile up beyond what the RAM budget admitted and the provers
-//! can take at once. Every stage checks whether the partition's job has ended (cancelled, or
-//! failed elsewhere) before spending work on it.
+//! prover and gives them out by priority, so synthesized partitions never pile up beyond what
+//! the RAM budget admitted and the provers can take at once. Every stage checks whether the
+//! partition's job has ended (cancelled, or failed elsewhere) before spending work on it.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
@@ -18,16 +17,13 @@ use std::time::Instant;
 
 use bellpepper_core::SynthesisError;
 use bellperson_lite::matrices::ConstraintMatrices;
-use bellperson_lite::prover::{
-    batch_randomness, prove_from_assignments_with_timings, PhaseTimings,
-};
+use bellperson_lite::prover::batch_randomness;
 use bellperson_lite::synthesis::ProvingAssignment;
-use bellperson_lite::verifier::verify_proof;
-use bellperson_lite::{Proof, ProverError, Scalar};
+use bellperson_lite::Scalar;
 
 use crate::budget::Reservation;
 use crate::config::SynthesisPath;
-use crate::handoff::{HandOffReceiver, HandOffSender};
+use crate::handoff::HandOffSender;
 use crate::job::Priority;
 use crate::kind::{assignment_bytes, Partition};
 use crate::panics::panic_message;
@@ -63,7 +59,7 @@ pub(crate) fn synthesis_loop(
 ) {
     while let Some(item) = shared.queue.pop_at_least(takes) {
         let job = Arc::clone(&item.job);
-        let _span = partition_span(&item).entered();
+        let _span = item.span().entered();
         job.mark_running();
         let synthesized = shared.on_priority_pool(job.priority, || {
             synthesize_partition(&shared, &item, Lane::Synthesis(index))
@@ -241,122 +237,6 @@ fn synthesize_with(
         }
     }
     Ok((partition.synthesize()?, None))
-}
-
-/// A CPU prover (`index`: its lane in a timeline): proves synthesized partitions until the
-/// channel closes.
-pub(crate) fn cpu_prover_loop(
-    shared: Arc<Shared>,
-    partitions: HandOffReceiver<SynthesizedPartition>,
-    index: usize,
-) {
-    for ready in partitions {
-        let SynthesizedPartition {
-            item,
-            srs,
-            mut assignment,
-            deferred_products,
-            r,
-            s,
-            reservation,
-        } = ready;
-        if item.job.is_final() {
-            continue;
-        }
-        let _span = partition_span(&item).entered();
-        let started = Instant::now();
-        let proved = shared.on_priority_pool(item.job.priority, || {
-            catch_unwind(AssertUnwindSafe(|| {
-                if let Some(matrices) = deferred_products {
-                    matrices.fill_products(&mut assignment)?;
-                }
-                prove_from_assignments_with_timings(
-                    vec![assignment],
-                    srs.params.as_ref(),
-                    &[r],
-                    &[s],
-                )
-            }))
-        });
-        drop(reservation); // the assignment was consumed by the prover
-        let lane = Lane::CpuProver(index);
-        shared.trace(lane, Phase::Prove, &item, started, Instant::now());
-        let took = started.elapsed();
-        item.job.add_timings(|t| t.prove += took);
-        shared.metrics.phase("prove", took);
-        deliver(&shared, item, &srs, "proving", proved);
-    }
-}
-
-/// What a proving call of one partition gave: caught panic, error, or its proofs.
-pub(crate) type ProvingOutcome =
-    std::thread::Result<Result<(Vec<Proof>, PhaseTimings), ProverError>>;
-
-/// Hands the one proof of `outcome` to [`finish_partition`]; a panic, an error or a wrong
-/// number of proofs is the partition's error, naming the stage ("proving", "finishing the
-/// proof", ...).
-pub(crate) fn deliver(
-    shared: &Shared,
-    item: QueuedPartition,
-    srs: &LoadedSrs,
-    stage: &'static str,
-    outcome: ProvingOutcome,
-) {
-    let error = match outcome {
-        Ok(Ok((mut proofs, _))) if proofs.len() == 1 => {
-            return finish_partition(shared, item, srs, proofs.remove(0));
-        }
-        Ok(Ok((proofs, _))) => PartitionError::ProofCount {
-            stage,
-            count: proofs.len(),
-        },
-        Ok(Err(source)) => PartitionError::Prover { stage, source },
-        Err(panic) => PartitionError::Panicked {
-            stage,
-            message: panic_message(&panic),
-        },
-    };
-    shared.partition_failed(item, error);
-}
-
-/// The self-check, then the proof into its job's slot; a proof that does not verify is
-/// proved again once (its partition goes back to the queue in its original place).
-pub(crate) fn finish_partition(
-    shared: &Shared,
-    item: QueuedPartition,
-    srs: &LoadedSrs,
-    proof: Proof,
-) {
-    let job = Arc::clone(&item.job);
-    if shared.config.engine.self_check {
-        let started = Instant::now();
-        let public_inputs = &job.partitions[item.index].public_inputs;
-        let verified = verify_proof(&srs.pvk, &proof, public_inputs);
-        let took = started.elapsed();
-        job.add_timings(|t| t.verify += took);
-        shared.metrics.phase("verify", took);
-        match verified {
-            Ok(true) => {}
-            Ok(false) => {
-                shared.metrics.self_check_failed();
-                return shared.partition_failed(item, PartitionError::SelfCheck);
-            }
-            Err(e) => {
-                return shared.partition_failed(item, PartitionError::SelfCheckUnrunnable(e));
-            }
-        }
-    }
-    job.deliver(item.index, proof, |result| shared.ended(&job, result));
-}
-
-/// The span of one partition's work (job, partition index, attempt).
-pub(crate) fn partition_span(item: &QueuedPartition) -> tracing::Span {
-    tracing::info_span!(
-        "partition",
-        job = %item.job.id,
-        index = item.index,
-        attempt = item.attempt
-    )
 }
 
 #[cfg(test)]
