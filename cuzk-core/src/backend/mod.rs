@@ -87,6 +87,7 @@ pub(crate) enum Started {
     /// The whole proof (the CPU prover's): self-checked on the worker, no finalizer needed.
     Proof(Box<Proof>),
     /// A proof whose finish half is left to a finalizer.
+    #[cfg_attr(not(any(feature = "cuda", feature = "fake-backend")), allow(dead_code))]
     Pending(Box<dyn PendingProof>),
 }
 
