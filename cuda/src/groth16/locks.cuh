@@ -98,6 +98,17 @@ private:
     size_t bytes_ = 0;
 };
 
+// Where one circuit's results land on the host: pinned, so that the copies back are plain DMA
+// ordered on the proof's own stream. A copy into pageable memory goes through the driver's
+// staging path, shared by every stream of the context, which a thread's pageable copy holds
+// while that copy waits for its stream's earlier kernels: an urgent proof's copies could then
+// wait for the end of the ordinary proof's kernels (the H200 GPU test
+// urgent_proofs_overtake_running_kernels, docs/benchmarks.md, 2026-12-03).
+struct results_landing_t {
+    cuzk_groth16_sums_t sums;
+    uint32_t unsatisfied;
+};
+
 }  // namespace cuzk::groth16
 
 struct cuzk_gpu_locks {
@@ -109,7 +120,9 @@ struct cuzk_gpu_locks {
           vram(budget),
           staging(STAGING_CHUNK),
           compute_staging(STAGING_CHUNK),
-          urgent_staging(STAGING_CHUNK) {}
+          urgent_staging(STAGING_CHUNK),
+          compute_results(1),
+          urgent_results(1) {}
 
     // The device this object serves; every call made under it selects it first.
     const int device;
@@ -133,6 +146,10 @@ struct cuzk_gpu_locks {
     std::mutex urgent;
     // The pinned buffers of the urgent proof's uploads (both phases); used only under `urgent`.
     cuzk::groth16::upload_staging_t urgent_staging;
+    // Where a circuit's results land (see results_landing_t): one under `compute`, one under
+    // `urgent`.
+    cuzk::pinned_ptr_t<cuzk::groth16::results_landing_t> compute_results;
+    cuzk::pinned_ptr_t<cuzk::groth16::results_landing_t> urgent_results;
     // Testing and benchmarks (cuzk_gpu_locks_force_chunks): with a non-zero chunk, every proof
     // takes the bounded-VRAM plan with at most this many points per chunk; with c_late also,
     // it holds only two of a, b and c at once.

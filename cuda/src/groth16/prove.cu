@@ -265,10 +265,16 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
     static_assert(offsetof(cuzk_groth16_sums_t, b_g2) == 4 * sizeof(jacobian_t), "four G1 points, then b_g2");
     static_assert(sizeof(cuzk_groth16_sums_t) == 4 * sizeof(jacobian_t) + sizeof(g2_jacobian_t), "layout");
     auto t3 = std::chrono::steady_clock::now();
-    CUZK_CUDA_CHECK(cudaMemcpyAsync(&out, d_sums.get(), 4 * sizeof(jacobian_t), cudaMemcpyDeviceToHost, s));
-    CUZK_CUDA_CHECK(cudaMemcpyAsync(&out.b_g2, d_b_g2.get(), sizeof(g2_jacobian_t), cudaMemcpyDeviceToHost, s));
-    CUZK_CUDA_CHECK(cudaMemcpyAsync(&unsatisfied, d_unsatisfied.get(), sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+    // Into pinned memory (results_landing_t says why), held under this proof's lock.
+    results_landing_t& landing = *(urgent ? locks.urgent_results : locks.compute_results).get();
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(&landing.sums, d_sums.get(), 4 * sizeof(jacobian_t), cudaMemcpyDeviceToHost, s));
+    CUZK_CUDA_CHECK(
+        cudaMemcpyAsync(&landing.sums.b_g2, d_b_g2.get(), sizeof(g2_jacobian_t), cudaMemcpyDeviceToHost, s));
+    CUZK_CUDA_CHECK(
+        cudaMemcpyAsync(&landing.unsatisfied, d_unsatisfied.get(), sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
     s.sync();
+    out = landing.sums;
+    unsatisfied = landing.unsatisfied;
     t.results_ms += ms_since(t3);
     t.queued_ms += e[7].since(queued);
     t.abc_ms += e[0].since(e[7]);

@@ -8,11 +8,6 @@
 
 namespace cuzk::groth16 {
 
-namespace {
-// Below this, the driver's own path is as fast and needs no thread.
-constexpr size_t DIRECT_BYTES = size_t(1) << 20;
-}  // namespace
-
 upload_staging_t::upload_staging_t(size_t chunk_bytes)
     : chunk_(chunk_bytes),
       threads_(std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u)),
@@ -47,11 +42,11 @@ void upload_staging_t::parallel_copy(void* dst, const void* src, size_t bytes) c
 
 void upload_staging_t::upload(void* d_dst, const void* src, size_t bytes, cudaStream_t stream) {
     if (bytes == 0) return;
-    if (bytes < DIRECT_BYTES) {
-        CUZK_CUDA_CHECK(cudaMemcpyAsync(d_dst, src, bytes, cudaMemcpyHostToDevice, stream));
-        return;
-    }
-    int next = 0;
+    // Small copies too: a copy from pageable memory goes through the driver's staging path,
+    // which every stream of the context shares (see results_landing_t in locks.cuh).
+    // Buffers alternate across calls too, so that a run of small copies does not wait for
+    // each one's DMA before the next.
+    int& next = next_;
     for (size_t off = 0; off < bytes; off += chunk_, next ^= 1) {
         const size_t len = std::min(chunk_, bytes - off);
         if (pending_[next]) drained_[next].sync();  // its previous DMA is done

@@ -1,8 +1,8 @@
 // Host-to-device copies of pageable memory (a proof's a, b, c and scalars, which come from
 // ordinary Rust vectors) at close to pinned speed. A plain cudaMemcpyAsync from pageable
 // memory goes through the driver's own small staging buffer, one CPU thread and one chunk at
-// a time; here the data goes through two large pinned buffers that several CPU threads fill
-// while the other buffer's DMA runs.
+// a time, shared by every stream; here the data goes through two large pinned buffers that
+// several CPU threads fill while the other buffer's DMA runs, small copies included.
 //
 // One object per GPU, owned by its locks and used only under the memory lock (so by one
 // worker at a time).
@@ -32,6 +32,7 @@ private:
     pinned_ptr_t<unsigned char> buf_[2];
     event_t drained_[2];  // the DMA out of buffer i has finished
     bool pending_[2] = {false, false};
+    int next_ = 0;  // the buffer the next chunk goes through
 };
 
 }  // namespace cuzk::groth16
