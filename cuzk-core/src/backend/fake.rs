@@ -195,8 +195,8 @@ impl ProvingBackend for FakeDevice {
         })))
     }
 
-    fn is_device(&self) -> bool {
-        true
+    fn ordinal(&self) -> Option<u32> {
+        Some(self.ordinal)
     }
 
     fn device_status(&self, _uptime: Duration) -> Option<GpuStatus> {
@@ -211,14 +211,7 @@ impl ProvingBackend for FakeDevice {
         })
     }
 
-    fn busy_ns(&self) -> Option<(u32, u64)> {
-        Some((self.ordinal, 0))
-    }
-
-    fn inject_faults(&self, ordinal: u32, count: u32) -> bool {
-        if ordinal != self.ordinal {
-            return false;
-        }
+    fn inject_faults(&self, count: u32) -> bool {
         self.heal();
         self.fail_next(Fault::DeviceFault, count);
         true

@@ -121,10 +121,10 @@ pub(crate) trait ProvingBackend: Send + Sync {
         inputs: PartitionInputs<'_>,
     ) -> Result<Started, PartitionError>;
 
-    /// Whether it is a device (a GPU, or a fake one): its workers count as GPU workers and
+    /// For a device (a GPU, or a fake one), its ordinal: its workers count as GPU workers and
     /// it has a line in the status.
-    fn is_device(&self) -> bool {
-        false
+    fn ordinal(&self) -> Option<u32> {
+        None
     }
 
     /// Its line in the engine's status, for a device (`out_of_rotation` is filled in by the
@@ -133,18 +133,18 @@ pub(crate) trait ProvingBackend: Send + Sync {
         None
     }
 
-    /// For a device: its ordinal and the nanoseconds its compute lock was held since the
-    /// engine started (no driver call: cheap enough for every metrics scrape).
-    fn busy_ns(&self) -> Option<(u32, u64)> {
-        None
+    /// For a device: the nanoseconds its compute lock was held since the engine started (no
+    /// driver call: cheap enough for every metrics scrape).
+    fn busy_ns(&self) -> u64 {
+        0
     }
 
     /// Drops what it keeps of a parameter set (device copies).
     fn evict(&self, _circuit_id: &str) {}
 
-    /// For device `ordinal`: makes its next `count` start halves fail as a GPU fault would;
-    /// false when this backend is not that device.
-    fn inject_faults(&self, _ordinal: u32, _count: u32) -> bool {
+    /// For a device: makes its next `count` start halves fail as a GPU fault would (0: none);
+    /// false when it cannot.
+    fn inject_faults(&self, _count: u32) -> bool {
         false
     }
 }
@@ -202,7 +202,7 @@ impl Backends {
 
     fn workers(&self, of_devices: bool) -> usize {
         self.iter()
-            .filter(|b| b.prover.is_device() == of_devices)
+            .filter(|b| b.prover.ordinal().is_some() == of_devices)
             .map(|b| b.prover.workers())
             .sum()
     }
@@ -228,7 +228,7 @@ impl Backends {
     pub(crate) fn gpu_busy(&self, uptime: Duration) -> Vec<(u32, f64)> {
         let wall = uptime.as_nanos() as f64;
         self.iter()
-            .filter_map(|b| b.prover.busy_ns())
+            .filter_map(|b| Some((b.prover.ordinal()?, b.prover.busy_ns())))
             .map(|(ordinal, ns)| {
                 let fraction = if wall > 0.0 { ns as f64 / wall } else { 0.0 };
                 (ordinal, fraction.min(1.0))
@@ -239,8 +239,8 @@ impl Backends {
     /// Per device, the nanoseconds its compute lock was held since the engine started.
     pub(crate) fn gpu_busy_ns(&self) -> Vec<u64> {
         self.iter()
-            .filter_map(|b| b.prover.busy_ns())
-            .map(|(_, ns)| ns)
+            .filter(|b| b.prover.ordinal().is_some())
+            .map(|b| b.prover.busy_ns())
             .collect()
     }
 
@@ -248,13 +248,15 @@ impl Backends {
     pub(crate) fn gpus_out_of_rotation(&self) -> Vec<u32> {
         self.iter()
             .filter(|b| b.rotation.is_retired())
-            .filter_map(|b| b.prover.busy_ns().map(|(ordinal, _)| ordinal))
+            .filter_map(|b| b.prover.ordinal())
             .collect()
     }
 
     /// See [`ProvingBackend::inject_faults`]: false when no backend is device `ordinal`.
     pub(crate) fn inject_faults(&self, ordinal: u32, count: u32) -> bool {
-        self.iter().any(|b| b.prover.inject_faults(ordinal, count))
+        self.iter()
+            .find(|b| b.prover.ordinal() == Some(ordinal))
+            .is_some_and(|b| b.prover.inject_faults(count))
     }
 
     /// Drops the backends' copies of a parameter set.

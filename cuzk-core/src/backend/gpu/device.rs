@@ -168,13 +168,13 @@ impl GpuDevice {
     }
 
     /// Drops this device's copies of a parameter set and its matrices.
-    pub fn evict(&self, circuit_id: &str) {
+    pub fn drop_copies(&self, circuit_id: &str) {
         self.params.lock().remove(circuit_id);
         self.matrices.lock().remove(circuit_id);
     }
 
     /// Nanoseconds the compute lock was held since the engine started.
-    pub fn busy_ns(&self) -> u64 {
+    pub fn compute_busy_ns(&self) -> u64 {
         self.locks
             .info()
             .map(|i| i.compute_busy_ns.saturating_sub(self.busy_at_start_ns))
@@ -182,7 +182,7 @@ impl GpuDevice {
     }
 
     /// Makes the next `count` proofs on this device fail as a GPU fault would.
-    pub fn inject_faults(&self, count: u32) {
+    pub fn fail_next(&self, count: u32) {
         self.injected_faults.store(count, Ordering::Relaxed);
     }
 
@@ -209,7 +209,7 @@ impl GpuDevice {
 
     /// The fraction of `wall_ns` the compute lock was held since the engine started.
     pub fn busy_fraction(&self, wall_ns: u64) -> f64 {
-        let busy = self.busy_ns();
+        let busy = self.compute_busy_ns();
         if wall_ns == 0 {
             0.0
         } else {

@@ -279,8 +279,8 @@ impl ProvingBackend for GpuDevice {
         })))
     }
 
-    fn is_device(&self) -> bool {
-        true
+    fn ordinal(&self) -> Option<u32> {
+        Some(self.info.ordinal as u32)
     }
 
     fn device_status(&self, uptime: Duration) -> Option<GpuStatus> {
@@ -296,19 +296,16 @@ impl ProvingBackend for GpuDevice {
         })
     }
 
-    fn busy_ns(&self) -> Option<(u32, u64)> {
-        Some((self.info.ordinal as u32, GpuDevice::busy_ns(self)))
+    fn busy_ns(&self) -> u64 {
+        self.compute_busy_ns()
     }
 
     fn evict(&self, circuit_id: &str) {
-        GpuDevice::evict(self, circuit_id)
+        self.drop_copies(circuit_id)
     }
 
-    fn inject_faults(&self, ordinal: u32, count: u32) -> bool {
-        if ordinal != self.info.ordinal as u32 {
-            return false;
-        }
-        GpuDevice::inject_faults(self, count);
+    fn inject_faults(&self, count: u32) -> bool {
+        self.fail_next(count);
         true
     }
 }
