@@ -10,7 +10,8 @@
 //!
 //! This library holds what the tests share: fresh random inputs every run, with the seed
 //! printed so that a failure can be replayed, the switch to small sizes, edge-case circuits
-//! (`circuits`), and the benchmarks' `--abc` option ([`abc_on_gpu`]).
+//! (`circuits`), the benchmarks' `--abc` option ([`abc_on_gpu`]), and the arithmetic roof
+//! their figures are printed against, with their JSON output (`roof`).
 
 pub mod circuits;
 pub mod compare;
@@ -18,6 +19,7 @@ pub mod fp;
 #[cfg(feature = "cuda")]
 pub mod msm_checks;
 pub mod points;
+pub mod roof;
 pub mod scalars;
 
 use std::time::{SystemTime, UNIX_EPOCH};

@@ -5,9 +5,10 @@
 //! the CPU prover's for the same (r, s) once per size (at the sizes where the CPU prover runs),
 //! and the proofs of every B_G2 placement with each other.
 //!
-//! Usage: `bench_groth16 [--cpu-max LOG] [--b-g2 auto,cpu,gpu] [kind:log ...]` (default:
-//! sha:20 sha:22 sha:24 mix:24, B_G2 placed automatically; the CPU prover runs up to 2^22
-//! unless --cpu-max says otherwise). `kind` is any test circuit name (`sha`, `mix`, `mix50`).
+//! Usage: `bench_groth16 [--cpu-max LOG] [--b-g2 auto,cpu,gpu] [--json FILE] [kind:log ...]`
+//! (default: sha:20 sha:22 sha:24 mix:24, B_G2 placed automatically; the CPU prover runs up to
+//! 2^22 unless --cpu-max says otherwise). `kind` is any test circuit name (`sha`, `mix`,
+//! `mix50`). `--json` writes the table's rows to FILE as well.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -22,6 +23,7 @@ use blstrs::Scalar;
 use ff::Field;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
+use serde_json::json;
 use supraseal_c2::groth16::{self, CircuitInputs, Evaluations, GpuLocks, GpuTimings, Priority};
 
 const RUNS: usize = 3;
@@ -45,9 +47,16 @@ fn main() -> ExitCode {
     let mut cpu_max = 22u32;
     let mut placements = vec![G2Placement::Auto];
     let mut cases: Vec<(String, u32)> = Vec::new();
+    let mut json_path = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
-        if a == "--cpu-max" {
+        if a == "--json" {
+            let Some(path) = args.next() else {
+                eprintln!("--json needs a file name");
+                return ExitCode::FAILURE;
+            };
+            json_path = Some(std::path::PathBuf::from(path));
+        } else if a == "--cpu-max" {
             cpu_max = args.next().and_then(|v| v.parse().ok()).unwrap_or(cpu_max);
         } else if a == "--b-g2" {
             let list = args.next().unwrap_or_default();
@@ -237,7 +246,26 @@ fn main() -> ExitCode {
         "{:>18} {:>8} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>10} {:>6} {:>8}",
         "circuit", "synth", "GPU proof", "prep", "upload", "NTT", "MSM h", "MSM l", "MSM a", "MSM b1", "B_G2", "asm", "CPU proof", "same", "resident"
     );
+    let mut json_rows = Vec::new();
     for (case, synth, total, t, cpu, same, resident) in rows {
+        json_rows.push(json!({
+            "case": case,
+            "synthesis_ms": synth,
+            "gpu_proof_ms": total,
+            "prep_ms": ms(t.prep),
+            "upload_ms": ms(t.upload),
+            "ntt_ms": ms(t.ntt),
+            "msm_h_ms": ms(t.msm_h),
+            "msm_l_ms": ms(t.msm_l),
+            "msm_a_ms": ms(t.msm_a),
+            "msm_b_g1_ms": ms(t.msm_b_g1),
+            "msm_b_g2_ms": ms(t.msm_b_g2),
+            "assembly_ms": ms(t.assembly),
+            "gpu_kernels_ms": ms(t.gpu_kernels()),
+            "cpu_proof_ms": cpu,
+            "same_as_cpu": same,
+            "resident": resident,
+        }));
         println!(
             "{:>18} {:>8.0} {:>9.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>10} {:>6} {:>8}",
             case,
@@ -256,6 +284,13 @@ fn main() -> ExitCode {
             same.map_or("-", |s| if s { "yes" } else { "NO" }),
             resident
         );
+    }
+    if let Some(path) = json_path {
+        let value = json!({ "benchmark": "bench_groth16", "runs": RUNS, "rows": json_rows });
+        if let Err(e) = cuzk_gpu_tests::roof::write_json(&path, &value) {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
     }
     if failed {
         ExitCode::FAILURE

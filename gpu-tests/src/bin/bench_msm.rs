@@ -7,13 +7,17 @@
 //! would stay in the GPU's L2 cache and flatter the bucket sums, whose point reads are
 //! scattered over the whole vector) and random scalars below r from a splitmix64 stream.
 //!
-//! Usage: `bench_msm [log_n ...] [g2:log_n ...]` (default: 20 22 24 26 g2:20 g2:24; batch
-//! addition at the largest G1 size; no G2 MSM unless asked when G1 sizes are given).
+//! Usage: `bench_msm [--json FILE] [log_n ...] [g2:log_n ...]` (default: 20 22 24 26 g2:20
+//! g2:24; batch addition at the largest G1 size; no G2 MSM unless asked when G1 sizes are
+//! given). Every addition rate is printed with its fraction of the H200's arithmetic roof
+//! (`cuzk_gpu_tests::roof`); `--json` writes every row to FILE as well.
 
 use std::process::ExitCode;
 
 use blstrs::{G1Affine, Scalar};
 use cuzk_gpu_tests::points::{distinct_points, distinct_points_g2};
+use cuzk_gpu_tests::roof::{write_json, Group};
+use serde_json::{json, Value};
 use supraseal_c2::msm::{bench_batch_add_g1, bench_msm_g1, bench_msm_g2, MsmBench};
 
 struct SplitMix(u64);
@@ -40,16 +44,21 @@ fn random_scalars(rng: &mut SplitMix, n: usize) -> Vec<Scalar> {
     out
 }
 
-/// One row of an MSM table: `point_bytes` is the size of one affine point.
-fn msm_row(log_n: u32, r: &MsmBench, point_bytes: f64) -> String {
+/// One row of an MSM table (`table`: which one, for the JSON), printed; returns its JSON.
+fn msm_row(table: &str, group: Group, log_n: u32, r: &MsmBench) -> Value {
     let n = (1usize << log_n) as f64;
+    let point_bytes = match group {
+        Group::G1 => 96.0,
+        Group::G2 => 192.0,
+    };
     // Work: n mixed additions into buckets per window. Bytes: the points and scalars read
     // once (a floor; each window reads them again).
     let adds = n * r.windows as f64;
     let bytes = n * (point_bytes + 32.0);
     let secs = r.device_ms as f64 * 1e-3;
-    format!(
-        "{:>6} {:>9.2} {:>12.2} {:>8.2} {:>8.2} {:>8.2} {:>9} {:>10.2} {:>8.1}",
+    let roof = group.fraction_of_roof(adds, secs);
+    println!(
+        "{:>6} {:>9.2} {:>12.2} {:>8.2} {:>8.2} {:>8.2} {:>9} {:>10.2} {:>7.0}% {:>8.2}",
         format!("2^{log_n}"),
         r.device_ms,
         r.with_h2d_ms,
@@ -58,11 +67,26 @@ fn msm_row(log_n: u32, r: &MsmBench, point_bytes: f64) -> String {
         r.reduce_ms,
         format!("{}x{}", r.window_bits, r.windows),
         adds / secs / 1e9,
+        roof * 100.0,
         bytes / secs / 1e9
-    )
+    );
+    json!({
+        "table": table,
+        "group": format!("{group:?}"),
+        "log_n": log_n,
+        "device_ms": r.device_ms,
+        "with_h2d_ms": r.with_h2d_ms,
+        "sort_ms": r.sort_ms,
+        "bucket_ms": r.bucket_ms,
+        "reduce_ms": r.reduce_ms,
+        "window_bits": r.window_bits,
+        "windows": r.windows,
+        "gadd_per_s": adds / secs / 1e9,
+        "fraction_of_roof": roof,
+    })
 }
 
-const MSM_HEADER: [&str; 9] = [
+const MSM_HEADER: [&str; 10] = [
     "size",
     "MSM ms",
     "H2D+MSM ms",
@@ -71,67 +95,92 @@ const MSM_HEADER: [&str; 9] = [
     "reduce",
     "c x W",
     "Gadd/s",
+    "of roof",
     "GB/s",
 ];
 
 fn print_header() {
     let h = MSM_HEADER;
     println!(
-        "{:>6} {:>9} {:>12} {:>8} {:>8} {:>8} {:>9} {:>10} {:>8}",
-        h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8]
+        "{:>6} {:>9} {:>12} {:>8} {:>8} {:>8} {:>9} {:>10} {:>8} {:>8}",
+        h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9]
     );
 }
 
+/// A row that failed, printed; its JSON.
+fn failed_row(table: &str, log_n: u32, e: impl std::fmt::Display) -> Value {
+    println!("{:>6} failed: {e}", format!("2^{log_n}"));
+    json!({ "table": table, "log_n": log_n, "error": e.to_string() })
+}
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut sizes: Vec<u32> = args.iter().filter_map(|a| a.parse().ok()).collect();
-    let mut g2_sizes: Vec<u32> = args
-        .iter()
-        .filter_map(|a| a.strip_prefix("g2:").and_then(|l| l.parse().ok()))
-        .collect();
+    let mut json_path = None;
+    let mut sizes = Vec::new();
+    let mut g2_sizes = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if a == "--json" {
+            let Some(path) = args.next() else {
+                eprintln!("--json needs a file name");
+                return ExitCode::FAILURE;
+            };
+            json_path = Some(std::path::PathBuf::from(path));
+        } else if let Some(log) = a.strip_prefix("g2:").and_then(|l| l.parse::<u32>().ok()) {
+            g2_sizes.push(log);
+        } else if let Ok(log) = a.parse::<u32>() {
+            sizes.push(log);
+        } else {
+            eprintln!("unknown argument {a:?} (usage: bench_msm [--json FILE] [log_n ...] [g2:log_n ...])");
+            return ExitCode::FAILURE;
+        }
+    }
     if sizes.is_empty() && g2_sizes.is_empty() {
         sizes = vec![20, 22, 24, 26];
         g2_sizes = vec![20, 24];
     }
-    let mut failed = false;
+    let mut rows = Vec::new();
     if !sizes.is_empty() {
-        failed |= bench_g1(&sizes);
+        bench_g1(&sizes, &mut rows);
     }
     if !g2_sizes.is_empty() {
-        failed |= bench_g2(&g2_sizes);
+        bench_g2(&g2_sizes, &mut rows);
     }
-    if failed {
+    if let Some(path) = json_path {
+        let value = json!({ "benchmark": "bench_msm", "rows": rows });
+        if let Err(e) = write_json(&path, &value) {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    if rows.iter().any(|r| r.get("error").is_some()) {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     }
 }
 
-/// The G2 MSM table; returns whether a size failed.
-fn bench_g2(sizes: &[u32]) -> bool {
+/// The G2 MSM table, its rows added to `rows`.
+fn bench_g2(sizes: &[u32], rows: &mut Vec<Value>) {
     let n_max = 1usize << *sizes.iter().max().unwrap();
     let points = distinct_points_g2(2, n_max);
     let scalars = random_scalars(&mut SplitMix(0x9e2), n_max);
-    let mut failed = false;
     println!();
     println!("G2 MSM (BLS12-381), random 255-bit scalars, median after warm-up, CUDA events");
     print_header();
     for &log_n in sizes {
         let n = 1usize << log_n;
         let (warmup, iters) = if log_n >= 24 { (1, 3) } else { (2, 7) };
-        match bench_msm_g2(&points[..n], &scalars[..n], warmup, iters) {
-            Ok(r) => println!("{}", msm_row(log_n, &r, 192.0)),
-            Err(e) => {
-                println!("{:>6} failed: {e}", format!("2^{log_n}"));
-                failed = true;
-            }
-        }
+        rows.push(
+            match bench_msm_g2(&points[..n], &scalars[..n], warmup, iters) {
+                Ok(r) => msm_row("g2_msm", Group::G2, log_n, &r),
+                Err(e) => failed_row("g2_msm", log_n, e),
+            },
+        );
     }
-    failed
 }
 
-/// The G1 MSM and batch-addition tables; returns whether a size failed.
-fn bench_g1(sizes: &[u32]) -> bool {
+/// The G1 MSM and batch-addition tables, their rows added to `rows`.
+fn bench_g1(sizes: &[u32], rows: &mut Vec<Value>) {
     let max_log = *sizes.iter().max().unwrap();
     let n_max = 1usize << max_log;
 
@@ -139,19 +188,17 @@ fn bench_g1(sizes: &[u32]) -> bool {
     let mut sm = SplitMix(0x5eed);
     let scalars = random_scalars(&mut sm, n_max);
 
-    let mut failed = false;
     println!("G1 MSM (BLS12-381), random 255-bit scalars, median after warm-up, CUDA events");
     print_header();
     for &log_n in sizes {
         let n = 1usize << log_n;
         let (warmup, iters) = if log_n >= 25 { (1, 3) } else { (2, 7) };
-        match bench_msm_g1(&points[..n], &scalars[..n], warmup, iters) {
-            Ok(r) => println!("{}", msm_row(log_n, &r, 96.0)),
-            Err(e) => {
-                println!("{:>6} failed: {e}", format!("2^{log_n}"));
-                failed = true;
-            }
-        }
+        rows.push(
+            match bench_msm_g1(&points[..n], &scalars[..n], warmup, iters) {
+                Ok(r) => msm_row("g1_msm", Group::G1, log_n, &r),
+                Err(e) => failed_row("g1_msm", log_n, e),
+            },
+        );
     }
 
     // Every scalar equal: each window's points all fall in one bucket, the worst case for the
@@ -162,13 +209,10 @@ fn bench_g1(sizes: &[u32]) -> bool {
     let same = vec![scalars[0]; n_max.min(1 << 24)];
     for &log_n in sizes.iter().filter(|&&l| l <= 24) {
         let n = 1usize << log_n;
-        match bench_msm_g1(&points[..n], &same[..n], 1, 3) {
-            Ok(r) => println!("{}", msm_row(log_n, &r, 96.0)),
-            Err(e) => {
-                println!("{:>6} failed: {e}", format!("2^{log_n}"));
-                failed = true;
-            }
-        }
+        rows.push(match bench_msm_g1(&points[..n], &same[..n], 1, 3) {
+            Ok(r) => msm_row("g1_msm_equal_scalars", Group::G1, log_n, &r),
+            Err(e) => failed_row("g1_msm_equal_scalars", log_n, e),
+        });
     }
 
     // Batch addition: half the bits set at random, one bitmap and four bitmaps.
@@ -179,8 +223,8 @@ fn bench_g1(sizes: &[u32]) -> bool {
     println!();
     println!("G1 batch addition, 2^{max_log} points, half the bits set, median after warm-up");
     println!(
-        "{:>8} {:>10} {:>14} {:>10} {:>12} {:>8}",
-        "bitmaps", "ms", "H2D+add ms", "GB/s", "of 4.8 TB/s", "Gadd/s"
+        "{:>8} {:>10} {:>14} {:>10} {:>12} {:>8} {:>8}",
+        "bitmaps", "ms", "H2D+add ms", "GB/s", "of 4.8 TB/s", "Gadd/s", "of roof"
     );
     for count in [1usize, 4] {
         let refs: Vec<&[u64]> = bitmaps[..count].iter().map(Vec::as_slice).collect();
@@ -194,21 +238,37 @@ fn bench_g1(sizes: &[u32]) -> bool {
                     .iter()
                     .map(|b| b.iter().map(|w| u64::from(w.count_ones())).sum::<u64>())
                     .sum();
+                let secs = r.device_ms as f64 * 1e-3;
+                let roof = Group::G1.fraction_of_roof(adds as f64, secs);
                 println!(
-                    "{:>8} {:>10.3} {:>14.3} {:>10.0} {:>11.1}% {:>8.2}",
+                    "{:>8} {:>10.3} {:>14.3} {:>10.0} {:>11.1}% {:>8.2} {:>7.0}%",
                     count,
                     r.device_ms,
                     r.with_h2d_ms,
                     gbs,
                     gbs / 4800.0 * 100.0,
-                    adds as f64 / (r.device_ms as f64 * 1e-3) / 1e9
+                    adds as f64 / secs / 1e9,
+                    roof * 100.0
                 );
+                rows.push(json!({
+                    "table": "g1_batch_add",
+                    "log_n": max_log,
+                    "bitmaps": count,
+                    "device_ms": r.device_ms,
+                    "with_h2d_ms": r.with_h2d_ms,
+                    "additions": adds,
+                    "gadd_per_s": adds as f64 / secs / 1e9,
+                    "fraction_of_roof": roof,
+                }));
             }
             Err(e) => {
                 println!("{count:>8} failed: {e}");
-                failed = true;
+                rows.push(json!({
+                    "table": "g1_batch_add",
+                    "bitmaps": count,
+                    "error": e.to_string(),
+                }));
             }
         }
     }
-    failed
 }

@@ -3,33 +3,45 @@
 //! each the median of several runs after warm-up, timed with CUDA events. Prints a table with
 //! the memory throughput achieved (bytes of one read and one write of the vector per run).
 //!
-//! Usage: `bench_ntt [log_n ...]` (default: 20 24 27).
+//! Usage: `bench_ntt [--json FILE] [log_n ...]` (default: 20 24 27); `--json` writes every
+//! row to FILE as well.
 
 use std::process::ExitCode;
 
+use cuzk_gpu_tests::roof::write_json;
+use serde_json::{json, Value};
 use supraseal_c2::testing::bench_ntt;
 
 const WARMUP: u32 = 2;
 const ITERS: u32 = 7;
 
 fn main() -> ExitCode {
-    let sizes: Vec<u32> = {
-        let args: Vec<u32> = std::env::args()
-            .skip(1)
-            .filter_map(|a| a.parse().ok())
-            .collect();
-        if args.is_empty() {
-            vec![20, 24, 27]
+    let mut json_path = None;
+    let mut sizes = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if a == "--json" {
+            let Some(path) = args.next() else {
+                eprintln!("--json needs a file name");
+                return ExitCode::FAILURE;
+            };
+            json_path = Some(std::path::PathBuf::from(path));
+        } else if let Ok(log) = a.parse::<u32>() {
+            sizes.push(log);
         } else {
-            args
+            eprintln!("unknown argument {a:?} (usage: bench_ntt [--json FILE] [log_n ...])");
+            return ExitCode::FAILURE;
         }
-    };
+    }
+    if sizes.is_empty() {
+        sizes = vec![20, 24, 27];
+    }
     println!("NTT over Fr (BLS12-381), median of {ITERS} runs after {WARMUP} warm-up, CUDA events");
     println!(
         "{:>6} {:>10} {:>9} {:>14} {:>11} {:>10}",
         "size", "NTT ms", "GB/s", "H2D+NTT ms", "H pipe ms", "H GB/s"
     );
-    let mut failed = false;
+    let mut rows: Vec<Value> = Vec::new();
     for log_n in sizes {
         match bench_ntt(log_n, WARMUP, ITERS, true) {
             Ok(r) => {
@@ -47,14 +59,27 @@ fn main() -> ExitCode {
                     h,
                     7.0 * gbs(h)
                 );
+                rows.push(json!({
+                    "log_n": log_n,
+                    "ntt_ms": r.ntt_ms,
+                    "ntt_with_h2d_ms": r.ntt_with_h2d_ms,
+                    "h_pipeline_ms": r.h_ms,
+                }));
             }
             Err(e) => {
                 println!("{:>6} failed: {e}", format!("2^{log_n}"));
-                failed = true;
+                rows.push(json!({ "log_n": log_n, "error": e.to_string() }));
             }
         }
     }
-    if failed {
+    if let Some(path) = json_path {
+        let value = json!({ "benchmark": "bench_ntt", "rows": rows });
+        if let Err(e) = write_json(&path, &value) {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    if rows.iter().any(|r| r.get("error").is_some()) {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
