@@ -8,7 +8,10 @@
 //! Usage: `bench_groth16 [--cpu-max LOG] [--b-g2 auto,cpu,gpu] [--json FILE] [kind:log ...]`
 //! (default: sha:20 sha:22 sha:24 mix:24, B_G2 placed automatically; the CPU prover runs up to
 //! 2^22 unless --cpu-max says otherwise). `kind` is any test circuit name (`sha`, `mix`,
-//! `mix50`). `--json` writes the table's rows to FILE as well.
+//! `mix50`). `--json` writes the table's rows to FILE as well. With `--params FILE` (one
+//! circuit, parameters made by `make_params`) the proofs use those parameters instead of
+//! random points, and `--proof-out FILE` writes the first placement's proof (192 bytes, for
+//! the same r and s as the supraseal peer: drawn from seed 7, r first).
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -17,8 +20,10 @@ use std::time::{Duration, Instant};
 use bellperson_lite::circuits::TestCircuit;
 use bellperson_lite::generator::{BenchmarkSrs, CircuitShape};
 use bellperson_lite::gpu::{device_params, prove_start, split_scalars, G2Placement, GpuTarget};
+use bellperson_lite::params::read_parameters_file;
 use bellperson_lite::prover::{prove_from_assignments_with_timings, PhaseTimings};
 use bellperson_lite::synthesis::{synthesize_circuit, ProvingAssignment};
+use bellperson_lite::ProvingKey;
 use blstrs::Scalar;
 use ff::Field;
 use rand::SeedableRng;
@@ -43,14 +48,198 @@ fn synthesize(kind: &str, log: u32) -> ProvingAssignment {
     synthesize_circuit(circuit).expect("synthesis")
 }
 
+/// One circuit of the benchmark.
+struct Case<'a> {
+    kind: &'a str,
+    log: u32,
+    assignment: &'a ProvingAssignment,
+    synth: Duration,
+    placements: &'a [G2Placement],
+    cpu_max: u32,
+}
+
+/// A row of the table: case, synthesis ms, GPU proof ms, phases, CPU proof ms, whether the
+/// CPU's bytes are the same, whether the parameters are resident.
+type Row = (
+    String,
+    f64,
+    f64,
+    PhaseTimings,
+    Option<f64>,
+    Option<bool>,
+    bool,
+);
+
+/// Proves `case` with `srs` on every placement, adds its rows; returns the first
+/// placement's proof bytes (None when no proof was made).
+fn run_case<P: ProvingKey + Send + Sync + 'static>(
+    case: &Case<'_>,
+    locks: &GpuLocks,
+    srs: Arc<P>,
+    rng: &mut ChaCha20Rng,
+    rows: &mut Vec<Row>,
+    failed: &mut bool,
+) -> Option<Vec<u8>> {
+    let Case {
+        kind,
+        log,
+        assignment,
+        synth,
+        placements,
+        cpu_max,
+    } = *case;
+    let dp = match device_params(locks, Arc::clone(&srs)) {
+        Ok(dp) => dp,
+        Err(e) => {
+            println!("{kind} 2^{log}: device parameters failed: {e}");
+            *failed = true;
+            return None;
+        }
+    };
+    let r = [Scalar::random(&mut *rng)];
+    let s = [Scalar::random(&mut *rng)];
+    // Per placement of B_G2: the median proof time, the last run's phases and proof.
+    let mut runs: Vec<(G2Placement, f64, PhaseTimings, Vec<u8>)> = Vec::new();
+    for &placement in placements {
+        let mut totals = Vec::new();
+        let mut last: Option<(PhaseTimings, Vec<u8>)> = None;
+        for run in 0..=RUNS {
+            let input = vec![assignment.clone()];
+            let t = Instant::now();
+            let proved = prove_start(
+                GpuTarget::new(&dp).locks(locks).b_g2(placement),
+                input,
+                &srs,
+                &r,
+                &s,
+            )
+            .and_then(|p| p.finish());
+            match proved {
+                Ok((proofs, timings)) => {
+                    if run > 0 {
+                        totals.push(ms(t.elapsed()));
+                    }
+                    last = Some((timings, proofs[0].to_bytes().to_vec()));
+                }
+                Err(e) => {
+                    println!("{kind} 2^{log}: GPU proof (B_G2 {placement:?}) failed: {e}");
+                    *failed = true;
+                    break;
+                }
+            }
+        }
+        if let Some((timings, bytes)) = last {
+            runs.push((placement, median(totals), timings, bytes));
+        }
+    }
+    let gpu_bytes = runs.first().map(|r| r.3.clone())?;
+    if runs.iter().any(|r| r.3 != gpu_bytes) {
+        println!("{kind} 2^{log}: the B_G2 placements gave different proofs");
+        *failed = true;
+    }
+    // The GPU part alone (no B_G2 thread, no checks on the CPU beside it), on this
+    // circuit's evaluations and on random ones of the same length (the kernels' work does
+    // not depend on the values; a difference would show an effect of the data).
+    let random: Vec<Scalar> = (0..assignment.a.len())
+        .map(|_| Scalar::random(&mut *rng))
+        .collect();
+    if let Ok((l, a, b)) = split_scalars(assignment, srs.as_ref()) {
+        for (label, ea, eb, ec) in [
+            ("circuit data", &assignment.a, &assignment.b, &assignment.c),
+            ("random data", &random, &random, &random),
+        ] {
+            let inputs = CircuitInputs {
+                evaluations: Evaluations::Host {
+                    a: ea,
+                    b: eb,
+                    c: ec,
+                },
+                l: &l,
+                a_query: &a,
+                b_g1: &b,
+                b_g2_on_gpu: false,
+            };
+            let mut best: Option<(f64, GpuTimings)> = None;
+            for _ in 0..=RUNS {
+                let t = Instant::now();
+                let Ok(Ok(batch)) =
+                    groth16::start(Some(locks), &dp, &[inputs], Priority::Normal, None)
+                        .map(|p| p.finish())
+                else {
+                    break;
+                };
+                let timings = batch.timings;
+                let total = ms(t.elapsed());
+                if best.as_ref().is_none_or(|(b, _)| total < *b) {
+                    best = Some((total, timings));
+                }
+            }
+            if let Some((total, t)) = best {
+                println!(
+                    "{kind} 2^{log}: GPU part alone, {label}, best of {}: {total:.1} ms (wait+upload {:.1}, NTT {:.1}, MSM h {:.1}, l {:.1}, a {:.1}, b1 {:.1})",
+                    RUNS + 1,
+                    t.wait_memory_ms + t.upload_ms + t.wait_compute_ms,
+                    t.ntt_ms,
+                    t.msm_h_ms,
+                    t.msm_l_ms,
+                    t.msm_a_ms,
+                    t.msm_b_g1_ms
+                );
+            }
+        }
+    }
+    let (cpu_ms, same) = if log <= cpu_max {
+        let input = vec![assignment.clone()];
+        let t = Instant::now();
+        match prove_from_assignments_with_timings(input, srs.as_ref(), &r, &s) {
+            Ok((proofs, _)) => (
+                Some(ms(t.elapsed())),
+                Some(proofs[0].to_bytes().to_vec() == gpu_bytes),
+            ),
+            Err(e) => {
+                println!("{kind} 2^{log}: CPU proof failed: {e}");
+                (None, None)
+            }
+        }
+    } else {
+        (None, None)
+    };
+    if same == Some(false) {
+        *failed = true;
+    }
+    for (placement, total, gpu_t, _) in runs {
+        rows.push((
+            format!("{kind} 2^{log} {}", format!("{placement:?}").to_lowercase()),
+            ms(synth),
+            total,
+            gpu_t,
+            cpu_ms,
+            same,
+            dp.is_resident(),
+        ));
+    }
+    Some(gpu_bytes)
+}
+
 fn main() -> ExitCode {
     let mut cpu_max = 22u32;
     let mut placements = vec![G2Placement::Auto];
     let mut cases: Vec<(String, u32)> = Vec::new();
     let mut json_path = None;
+    let (mut params_file, mut proof_out) = (None, None);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
-        if a == "--json" {
+        if a == "--params" || a == "--proof-out" {
+            let Some(path) = args.next().map(std::path::PathBuf::from) else {
+                eprintln!("{a} needs a file name");
+                return ExitCode::FAILURE;
+            };
+            if a == "--params" {
+                params_file = Some(path);
+            } else {
+                proof_out = Some(path);
+            }
+        } else if a == "--json" {
             let Some(path) = args.next() else {
                 eprintln!("--json needs a file name");
                 return ExitCode::FAILURE;
@@ -82,6 +271,10 @@ fn main() -> ExitCode {
             }
         }
     }
+    if params_file.is_some() && cases.len() != 1 {
+        eprintln!("--params FILE takes exactly one KIND:LOG, the circuit the file is for");
+        return ExitCode::FAILURE;
+    }
     if cases.is_empty() {
         cases = vec![
             ("sha".into(), 20),
@@ -104,139 +297,37 @@ fn main() -> ExitCode {
         let t = Instant::now();
         let assignment = synthesize(kind, *log);
         let synth = t.elapsed();
-        let srs =
-            Arc::new(BenchmarkSrs::new(CircuitShape::of(&assignment), &mut rng).expect("SRS"));
-        let dp = match device_params(&locks, Arc::clone(&srs)) {
-            Ok(dp) => dp,
-            Err(e) => {
-                println!("{kind} 2^{log}: device parameters failed: {e}");
-                failed = true;
-                continue;
-            }
+        let case = Case {
+            kind,
+            log: *log,
+            assignment: &assignment,
+            synth,
+            placements: &placements,
+            cpu_max,
         };
-        let r = [Scalar::random(&mut rng)];
-        let s = [Scalar::random(&mut rng)];
-        // Per placement of B_G2: the median proof time, the last run's phases and proof.
-        let mut runs: Vec<(G2Placement, f64, PhaseTimings, Vec<u8>)> = Vec::new();
-        for &placement in &placements {
-            let mut totals = Vec::new();
-            let mut last: Option<(PhaseTimings, Vec<u8>)> = None;
-            for run in 0..=RUNS {
-                let input = vec![assignment.clone()];
-                let t = Instant::now();
-                let proved = prove_start(
-                    GpuTarget::new(&dp).locks(&locks).b_g2(placement),
-                    input,
-                    &srs,
-                    &r,
-                    &s,
-                )
-                .and_then(|p| p.finish());
-                match proved {
-                    Ok((proofs, timings)) => {
-                        if run > 0 {
-                            totals.push(ms(t.elapsed()));
+        match &params_file {
+            Some(path) => match read_parameters_file(path, false) {
+                Ok(params) => {
+                    let params = Arc::new(params);
+                    let bytes = run_case(&case, &locks, params, &mut rng, &mut rows, &mut failed);
+                    if let (Some(out), Some(bytes)) = (&proof_out, bytes) {
+                        if let Err(e) = std::fs::write(out, bytes) {
+                            eprintln!("cannot write {}: {e}", out.display());
+                            failed = true;
                         }
-                        last = Some((timings, proofs[0].to_bytes().to_vec()));
-                    }
-                    Err(e) => {
-                        println!("{kind} 2^{log}: GPU proof (B_G2 {placement:?}) failed: {e}");
-                        failed = true;
-                        break;
                     }
                 }
-            }
-            if let Some((timings, bytes)) = last {
-                runs.push((placement, median(totals), timings, bytes));
-            }
-        }
-        let Some(gpu_bytes) = runs.first().map(|r| r.3.clone()) else {
-            continue;
-        };
-        if runs.iter().any(|r| r.3 != gpu_bytes) {
-            println!("{kind} 2^{log}: the B_G2 placements gave different proofs");
-            failed = true;
-        }
-        // The GPU part alone (no B_G2 thread, no checks on the CPU beside it), on this
-        // circuit's evaluations and on random ones of the same length (the kernels' work does
-        // not depend on the values; a difference would show an effect of the data).
-        let random: Vec<Scalar> = (0..assignment.a.len())
-            .map(|_| Scalar::random(&mut rng))
-            .collect();
-        if let Ok((l, a, b)) = split_scalars(&assignment, srs.as_ref()) {
-            for (label, ea, eb, ec) in [
-                ("circuit data", &assignment.a, &assignment.b, &assignment.c),
-                ("random data", &random, &random, &random),
-            ] {
-                let inputs = CircuitInputs {
-                    evaluations: Evaluations::Host {
-                        a: ea,
-                        b: eb,
-                        c: ec,
-                    },
-                    l: &l,
-                    a_query: &a,
-                    b_g1: &b,
-                    b_g2_on_gpu: false,
-                };
-                let mut best: Option<(f64, GpuTimings)> = None;
-                for _ in 0..=RUNS {
-                    let t = Instant::now();
-                    let Ok(Ok(batch)) =
-                        groth16::start(Some(&locks), &dp, &[inputs], Priority::Normal, None)
-                            .map(|p| p.finish())
-                    else {
-                        break;
-                    };
-                    let timings = batch.timings;
-                    let total = ms(t.elapsed());
-                    if best.as_ref().is_none_or(|(b, _)| total < *b) {
-                        best = Some((total, timings));
-                    }
-                }
-                if let Some((total, t)) = best {
-                    println!(
-                        "{kind} 2^{log}: GPU part alone, {label}, best of {}: {total:.1} ms (wait+upload {:.1}, NTT {:.1}, MSM h {:.1}, l {:.1}, a {:.1}, b1 {:.1})",
-                        RUNS + 1,
-                        t.wait_memory_ms + t.upload_ms + t.wait_compute_ms,
-                        t.ntt_ms,
-                        t.msm_h_ms,
-                        t.msm_l_ms,
-                        t.msm_a_ms,
-                        t.msm_b_g1_ms
-                    );
-                }
-            }
-        }
-        let (cpu_ms, same) = if *log <= cpu_max {
-            let input = vec![assignment.clone()];
-            let t = Instant::now();
-            match prove_from_assignments_with_timings(input, srs.as_ref(), &r, &s) {
-                Ok((proofs, _)) => (
-                    Some(ms(t.elapsed())),
-                    Some(proofs[0].to_bytes().to_vec() == gpu_bytes),
-                ),
                 Err(e) => {
-                    println!("{kind} 2^{log}: CPU proof failed: {e}");
-                    (None, None)
+                    println!("{kind} 2^{log}: {}: {e}", path.display());
+                    failed = true;
                 }
+            },
+            None => {
+                let srs = Arc::new(
+                    BenchmarkSrs::new(CircuitShape::of(&assignment), &mut rng).expect("SRS"),
+                );
+                run_case(&case, &locks, srs, &mut rng, &mut rows, &mut failed);
             }
-        } else {
-            (None, None)
-        };
-        if same == Some(false) {
-            failed = true;
-        }
-        for (placement, total, gpu_t, _) in runs {
-            rows.push((
-                format!("{kind} 2^{log} {}", format!("{placement:?}").to_lowercase()),
-                ms(synth),
-                total,
-                gpu_t,
-                cpu_ms,
-                same,
-                dp.is_resident(),
-            ));
         }
     }
 
