@@ -10,8 +10,8 @@
 //!
 //! This library holds what the tests share: fresh random inputs every run, with the seed
 //! printed so that a failure can be replayed, the switch to small sizes, edge-case circuits
-//! (`circuits`), the benchmarks' `--abc` option ([`abc_on_gpu`]), and the arithmetic roof
-//! their figures are printed against, with their JSON output (`roof`).
+//! (`circuits`), the benchmarks' `--abc` option ([`abc_on_gpu`]), the arithmetic roof their
+//! figures are printed against (`roof`) and their JSON output (`report`).
 
 pub mod circuits;
 pub mod compare;
@@ -19,6 +19,7 @@ pub mod fp;
 #[cfg(feature = "cuda")]
 pub mod msm_checks;
 pub mod points;
+pub mod report;
 pub mod roof;
 pub mod scalars;
 

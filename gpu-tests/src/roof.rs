@@ -42,12 +42,6 @@ impl Group {
     }
 }
 
-/// Writes `value` to `path` as pretty JSON, with a message a person can act on if it fails.
-pub fn write_json(path: &std::path::Path, value: &serde_json::Value) -> Result<(), String> {
-    let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
-    std::fs::write(path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,7 @@
 //! The CPU prover as a backend: the whole proof in the start half, on the worker's thread and
 //! rayon's pool (the CRITICAL pool for a CRITICAL partition).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bellperson_lite::prover::prove_from_assignments_with_timings;
 use bellperson_lite::{Proof, ProverError};
@@ -25,8 +25,26 @@ impl CpuBackend {
     }
 }
 
+/// [`prove_on_cpu`] taking at least `at_least` (a fake device's stand-in for kernels), drawn
+/// in the timeline's `lane`.
+pub(super) fn prove_traced(
+    shared: &Shared,
+    lane: Lane,
+    inputs: PartitionInputs<'_>,
+    at_least: Duration,
+) -> Result<Proof, PartitionError> {
+    let item = inputs.item;
+    let started = Instant::now();
+    let proof = prove_on_cpu(inputs)?;
+    if let Some(rest) = at_least.checked_sub(started.elapsed()) {
+        std::thread::sleep(rest);
+    }
+    shared.trace(lane, Phase::Prove, item, started, Instant::now());
+    Ok(proof)
+}
+
 /// One partition's proof on the CPU, a, b and c first when synthesis left them out.
-pub(crate) fn prove_on_cpu(inputs: PartitionInputs<'_>) -> Result<Proof, PartitionError> {
+fn prove_on_cpu(inputs: PartitionInputs<'_>) -> Result<Proof, PartitionError> {
     let PartitionInputs {
         srs,
         mut assignment,
@@ -81,16 +99,7 @@ impl ProvingBackend for CpuBackend {
         worker: usize,
         inputs: PartitionInputs<'_>,
     ) -> Result<Started, PartitionError> {
-        let item = inputs.item;
-        let started = Instant::now();
-        let proof = prove_on_cpu(inputs)?;
-        shared.trace(
-            self.lane(worker),
-            Phase::Prove,
-            item,
-            started,
-            Instant::now(),
-        );
+        let proof = prove_traced(shared, self.lane(worker), inputs, Duration::ZERO)?;
         Ok(Started::Proof(Box::new(proof)))
     }
 }

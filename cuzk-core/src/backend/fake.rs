@@ -11,18 +11,18 @@
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bellperson_lite::{Proof, ProverError};
 use parking_lot::Mutex;
 use supraseal_c2::CudaError;
 
-use super::cpu::prove_on_cpu;
+use super::cpu::prove_traced;
 use super::{GpuStatus, PartitionInputs, PendingProof, ProvingBackend, Started};
 use crate::partition_error::PartitionError;
 use crate::scheduler::QueuedPartition;
 use crate::shared::Shared;
-use crate::timeline::{Lane, Phase};
+use crate::timeline::Lane;
 
 /// How a fake device fails a proof.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -153,8 +153,6 @@ impl ProvingBackend for FakeDevice {
         inputs: PartitionInputs<'_>,
     ) -> Result<Started, PartitionError> {
         let ordinal = self.ordinal as i32;
-        let item = inputs.item;
-        let started = Instant::now();
         let fault = self.take_fault();
         let injected = format!("fake device {}: injected fault", self.ordinal);
         // The errors a GPU half gives for these, classified as the GPU backend's are.
@@ -168,22 +166,12 @@ impl ProvingBackend for FakeDevice {
         if let Some(e) = gpu_error {
             return Err(PartitionError::from_gpu(ordinal, ProverError::Gpu(e)));
         }
-        let mut proof = prove_on_cpu(inputs)?;
-        let least = *self.start_time.lock();
-        if let Some(rest) = least.checked_sub(started.elapsed()) {
-            std::thread::sleep(rest);
-        }
+        let at_least = *self.start_time.lock();
+        let mut proof = prove_traced(shared, self.lane(worker), inputs, at_least)?;
         if fault == Some(Fault::WrongProof) {
             proof.a = -proof.a;
         }
         self.started.fetch_add(1, Ordering::Relaxed);
-        shared.trace(
-            self.lane(worker),
-            Phase::Prove,
-            item,
-            started,
-            Instant::now(),
-        );
         Ok(Started::Pending(Box::new(FakePending {
             proof,
             fail_finish: (fault == Some(Fault::FinishError)).then(|| {

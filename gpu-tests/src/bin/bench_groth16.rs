@@ -25,6 +25,7 @@ use bellperson_lite::prover::{prove_from_assignments_with_timings, PhaseTimings}
 use bellperson_lite::synthesis::{synthesize_circuit, ProvingAssignment};
 use bellperson_lite::ProvingKey;
 use blstrs::Scalar;
+use cuzk_gpu_tests::report::JsonReport;
 use ff::Field;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -225,9 +226,16 @@ fn main() -> ExitCode {
     let mut cpu_max = 22u32;
     let mut placements = vec![G2Placement::Auto];
     let mut cases: Vec<(String, u32)> = Vec::new();
-    let mut json_path = None;
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let report = match JsonReport::from_args(&mut args) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let (mut params_file, mut proof_out) = (None, None);
-    let mut args = std::env::args().skip(1);
+    let mut args = args.into_iter();
     while let Some(a) = args.next() {
         if a == "--params" || a == "--proof-out" {
             let Some(path) = args.next().map(std::path::PathBuf::from) else {
@@ -239,12 +247,6 @@ fn main() -> ExitCode {
             } else {
                 proof_out = Some(path);
             }
-        } else if a == "--json" {
-            let Some(path) = args.next() else {
-                eprintln!("--json needs a file name");
-                return ExitCode::FAILURE;
-            };
-            json_path = Some(std::path::PathBuf::from(path));
         } else if a == "--cpu-max" {
             cpu_max = args.next().and_then(|v| v.parse().ok()).unwrap_or(cpu_max);
         } else if a == "--b-g2" {
@@ -376,13 +378,8 @@ fn main() -> ExitCode {
             resident
         );
     }
-    if let Some(path) = json_path {
-        let value = json!({ "benchmark": "bench_groth16", "runs": RUNS, "rows": json_rows });
-        if let Err(e) = cuzk_gpu_tests::roof::write_json(&path, &value) {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
-    }
+    failed |=
+        !report.write(&json!({ "benchmark": "bench_groth16", "runs": RUNS, "rows": json_rows }));
     if failed {
         ExitCode::FAILURE
     } else {

@@ -16,7 +16,8 @@ use std::process::ExitCode;
 
 use blstrs::{G1Affine, Scalar};
 use cuzk_gpu_tests::points::{distinct_points, distinct_points_g2};
-use cuzk_gpu_tests::roof::{write_json, Group};
+use cuzk_gpu_tests::report::JsonReport;
+use cuzk_gpu_tests::roof::Group;
 use serde_json::{json, Value};
 use supraseal_c2::msm::{bench_batch_add_g1, bench_msm_g1, bench_msm_g2, MsmBench};
 
@@ -114,18 +115,18 @@ fn failed_row(table: &str, log_n: u32, e: impl std::fmt::Display) -> Value {
 }
 
 fn main() -> ExitCode {
-    let mut json_path = None;
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let report = match JsonReport::from_args(&mut args) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let mut sizes = Vec::new();
     let mut g2_sizes = Vec::new();
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        if a == "--json" {
-            let Some(path) = args.next() else {
-                eprintln!("--json needs a file name");
-                return ExitCode::FAILURE;
-            };
-            json_path = Some(std::path::PathBuf::from(path));
-        } else if let Some(log) = a.strip_prefix("g2:").and_then(|l| l.parse::<u32>().ok()) {
+    for a in &args {
+        if let Some(log) = a.strip_prefix("g2:").and_then(|l| l.parse::<u32>().ok()) {
             g2_sizes.push(log);
         } else if let Ok(log) = a.parse::<u32>() {
             sizes.push(log);
@@ -145,14 +146,8 @@ fn main() -> ExitCode {
     if !g2_sizes.is_empty() {
         bench_g2(&g2_sizes, &mut rows);
     }
-    if let Some(path) = json_path {
-        let value = json!({ "benchmark": "bench_msm", "rows": rows });
-        if let Err(e) = write_json(&path, &value) {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
-    }
-    if rows.iter().any(|r| r.get("error").is_some()) {
+    let written = report.write(&json!({ "benchmark": "bench_msm", "rows": rows }));
+    if !written || rows.iter().any(|r| r.get("error").is_some()) {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS

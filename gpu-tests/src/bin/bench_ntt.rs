@@ -8,7 +8,7 @@
 
 use std::process::ExitCode;
 
-use cuzk_gpu_tests::roof::write_json;
+use cuzk_gpu_tests::report::JsonReport;
 use serde_json::{json, Value};
 use supraseal_c2::testing::bench_ntt;
 
@@ -16,21 +16,22 @@ const WARMUP: u32 = 2;
 const ITERS: u32 = 7;
 
 fn main() -> ExitCode {
-    let mut json_path = None;
-    let mut sizes = Vec::new();
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        if a == "--json" {
-            let Some(path) = args.next() else {
-                eprintln!("--json needs a file name");
-                return ExitCode::FAILURE;
-            };
-            json_path = Some(std::path::PathBuf::from(path));
-        } else if let Ok(log) = a.parse::<u32>() {
-            sizes.push(log);
-        } else {
-            eprintln!("unknown argument {a:?} (usage: bench_ntt [--json FILE] [log_n ...])");
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let report = match JsonReport::from_args(&mut args) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{e}");
             return ExitCode::FAILURE;
+        }
+    };
+    let mut sizes = Vec::new();
+    for a in &args {
+        match a.parse::<u32>() {
+            Ok(log) => sizes.push(log),
+            Err(_) => {
+                eprintln!("unknown argument {a:?} (usage: bench_ntt [--json FILE] [log_n ...])");
+                return ExitCode::FAILURE;
+            }
         }
     }
     if sizes.is_empty() {
@@ -72,14 +73,8 @@ fn main() -> ExitCode {
             }
         }
     }
-    if let Some(path) = json_path {
-        let value = json!({ "benchmark": "bench_ntt", "rows": rows });
-        if let Err(e) = write_json(&path, &value) {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
-    }
-    if rows.iter().any(|r| r.get("error").is_some()) {
+    let written = report.write(&json!({ "benchmark": "bench_ntt", "rows": rows }));
+    if !written || rows.iter().any(|r| r.get("error").is_some()) {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
