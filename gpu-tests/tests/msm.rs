@@ -1,11 +1,14 @@
 //! GPU MSM and batch addition over G1 against the CPU (bellperson-lite's `msm_g1`, or plain
 //! sums): the checks of `cuzk_gpu_tests::msm_checks` (sizes up to 2^20, every scalar kind, the
-//! identity and repeated points). Fresh random inputs each run (seed printed). The same over
-//! G2 is in msm_g2.rs.
+//! identity and repeated points), and every window size forced. Fresh random inputs each run
+//! (seed printed). The same over G2 is in msm_g2.rs.
 #![cfg(feature = "cuda")]
 
-use blstrs::G1Projective;
+use blstrs::{G1Projective, Scalar};
 use cuzk_gpu_tests::msm_checks;
+use cuzk_gpu_tests::scalars::{scalars, ScalarKind};
+use ff::Field;
+use supraseal_c2::testing::msm_g1_with_window;
 
 #[test]
 fn msm_matches_the_cpu() {
@@ -20,4 +23,38 @@ fn msm_edge_cases() {
 #[test]
 fn batch_add_matches_the_cpu() {
     msm_checks::batch_add_matches_the_cpu::<G1Projective>();
+}
+
+/// Every window the MSM can take, forced at a small size, against the CPU: the plan picks the
+/// wide ones (17 to 22 bits, sorted on three radix passes) only for millions of points, which
+/// the other tests never reach. With CUZK_SMALL=1 (memcheck) only up to 18 bits: a 22-bit
+/// window allocates about 10 GB of buckets whatever the size. Windows outside 4 to 22 bits
+/// are refused.
+#[test]
+fn msm_with_forced_windows_matches_the_cpu() {
+    let mut rng = cuzk_gpu_tests::rng();
+    let (n, widest) = if cuzk_gpu_tests::small() {
+        (1000, 18)
+    } else {
+        ((1 << 14) + 5, 22)
+    };
+    let points = cuzk_gpu_tests::points::random_points(&mut rng, n);
+    for kind in ScalarKind::ALL {
+        let s = scalars(&mut rng, kind, n);
+        let cpu = bellperson_lite::msm::msm_g1(&points, &s, None).expect("CPU MSM");
+        for c in 4..=widest {
+            let gpu = msm_g1_with_window(&points, &s, c).unwrap();
+            assert_eq!(
+                gpu, cpu,
+                "G1 MSM of {n} points, {kind:?} scalars, {c}-bit windows"
+            );
+        }
+        eprintln!("G1 MSM n={n} {kind:?}: windows 4 to {widest} bits ok");
+    }
+    for c in [0, 3, 23, 32] {
+        assert!(
+            msm_g1_with_window(&points, &[Scalar::ONE], c).is_err(),
+            "{c}-bit windows"
+        );
+    }
 }

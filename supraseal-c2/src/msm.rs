@@ -37,6 +37,23 @@ fn check_lengths(points: usize, scalars: usize) -> Result<(), CudaError> {
     Ok(())
 }
 
+/// The window sizes the MSM can be forced to (`MIN_WINDOW` and `MAX_WINDOW` of the C
+/// library's `msm/pippenger.cuh`; 22 bits is the widest sort key it takes).
+pub const WINDOW_BITS: std::ops::RangeInclusive<u32> = 4..=22;
+
+/// A forced window size as the C library takes it: 0 for the planned window.
+fn check_window(window_bits: Option<u32>) -> Result<u32, CudaError> {
+    match window_bits {
+        None => Ok(0),
+        Some(c) if WINDOW_BITS.contains(&c) => Ok(c),
+        Some(c) => Err(CudaError::InvalidArgument(format!(
+            "MSM window of {c} bits: the windows are {} to {} bits",
+            WINDOW_BITS.start(),
+            WINDOW_BITS.end()
+        ))),
+    }
+}
+
 /// `sum_i scalars[i] * points[i]`. `points` may be longer than `scalars` (the tail is
 /// ignored, as in bellperson); an empty input gives the identity.
 pub fn msm_g1(points: &[G1Affine], scalars: &[Scalar]) -> Result<G1Projective, CudaError> {
@@ -186,14 +203,18 @@ fn empty_bench() -> ffi::cuzk_msm_bench_t {
 }
 
 /// Times [`msm_g1`]'s GPU part on these inputs: `warmup` runs, then the median of `iters`.
+/// `window_bits` forces windows of that many bits (4 to 22) instead of the planned ones, so
+/// that one run can compare windows.
 pub fn bench_msm_g1(
     points: &[G1Affine],
     scalars: &[Scalar],
+    window_bits: Option<u32>,
     warmup: u32,
     iters: u32,
 ) -> Result<MsmBench, CudaError> {
     let n = scalars.len();
     check_lengths(points.len(), n)?;
+    let window_bits = check_window(window_bits)?;
     let mut out = empty_bench();
     // SAFETY: as in `msm_g1`; the buffers are pinned and unpinned within the call, which
     // keeps no pointer; `out` is a valid cuzk_msm_bench_t.
@@ -202,6 +223,7 @@ pub fn bench_msm_g1(
             points.as_ptr().cast::<ffi::cuzk_g1_affine_t>(),
             scalars.as_ptr().cast::<ffi::cuzk_fr_t>(),
             n,
+            window_bits,
             warmup,
             iters,
             &mut out,
@@ -214,11 +236,13 @@ pub fn bench_msm_g1(
 pub fn bench_msm_g2(
     points: &[G2Affine],
     scalars: &[Scalar],
+    window_bits: Option<u32>,
     warmup: u32,
     iters: u32,
 ) -> Result<MsmBench, CudaError> {
     let n = scalars.len();
     check_lengths(points.len(), n)?;
+    let window_bits = check_window(window_bits)?;
     let mut out = empty_bench();
     // SAFETY: as in `msm_g2`; the buffers are pinned and unpinned within the call, which
     // keeps no pointer; `out` is a valid cuzk_msm_bench_t.
@@ -227,6 +251,7 @@ pub fn bench_msm_g2(
             points.as_ptr().cast::<ffi::cuzk_g2_affine_t>(),
             scalars.as_ptr().cast::<ffi::cuzk_fr_t>(),
             n,
+            window_bits,
             warmup,
             iters,
             &mut out,

@@ -250,6 +250,36 @@ fn g1_op(
     Ok(out)
 }
 
+/// The G1 MSM with windows of `window_bits` bits (see [`crate::msm::WINDOW_BITS`]) instead of
+/// the planned ones, so that a test can reach the wide windows at small sizes.
+pub fn msm_g1_with_window(
+    points: &[G1Affine],
+    scalars: &[Scalar],
+    window_bits: u32,
+) -> Result<G1Projective, CudaError> {
+    let n = scalars.len();
+    if points.len() < n || !crate::msm::WINDOW_BITS.contains(&window_bits) {
+        return Err(CudaError::InvalidArgument(format!(
+            "MSM of {n} scalars over {} points with {window_bits}-bit windows",
+            points.len()
+        )));
+    }
+    let mut out = G1Projective::identity();
+    // SAFETY: `points` and `scalars` are valid for reads of `n` elements in the cuzk_*
+    // layouts (blstrs' types are blst's, as msm.rs asserts); `out` is one projective point.
+    // The call copies and keeps no pointer.
+    unsafe {
+        ffi::check(ffi::cuzk_test_msm_g1_window(
+            points.as_ptr().cast(),
+            scalars.as_ptr().cast(),
+            n,
+            window_bits,
+            (&mut out as *mut G1Projective).cast(),
+        ))?;
+    }
+    Ok(out)
+}
+
 /// `a[i] + b[i]`, both as XYZZ accumulators on the GPU.
 pub fn g1_add(a: &[G1Projective], b: &[G1Projective]) -> Result<Vec<G1Projective>, CudaError> {
     g1_op(ffi::CUZK_TEST_G1_ADD, a.len(), Some(a), Some(b), None)

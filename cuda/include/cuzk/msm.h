@@ -69,13 +69,15 @@ typedef struct cuzk_msm_bench_t {
     uint32_t windows;
 } cuzk_msm_bench_t;
 
-/* Times cuzk_msm_g1_device on the given host inputs (which are pinned for the duration). */
+/* Times cuzk_msm_g1_device on the given host inputs (which are pinned for the duration).
+ * `window_bits` 0 takes the window the MSM plans for n points; 4 to 22 forces that window, so
+ * that windows can be compared in one run. */
 cuzk_error_t cuzk_msm_g1_bench(const cuzk_g1_affine_t* points, const cuzk_fr_t* scalars, size_t n,
-                               uint32_t warmup, uint32_t iters, cuzk_msm_bench_t* out);
+                               uint32_t window_bits, uint32_t warmup, uint32_t iters, cuzk_msm_bench_t* out);
 
 /* Times the G2 MSM the same way. */
 cuzk_error_t cuzk_msm_g2_bench(const cuzk_g2_affine_t* points, const cuzk_fr_t* scalars, size_t n,
-                               uint32_t warmup, uint32_t iters, cuzk_msm_bench_t* out);
+                               uint32_t window_bits, uint32_t warmup, uint32_t iters, cuzk_msm_bench_t* out);
 
 /* Times cuzk_batch_add_g1_device on the given host inputs. */
 cuzk_error_t cuzk_batch_add_g1_bench(const cuzk_g1_affine_t* points, size_t n, const uint64_t* words,

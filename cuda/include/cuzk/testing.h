@@ -59,6 +59,11 @@ enum cuzk_test_g1_op {
 cuzk_error_t cuzk_test_g1_op(int op, const cuzk_g1_projective_t* a, const cuzk_g1_projective_t* b,
                              const cuzk_g1_affine_t* b_affine, cuzk_g1_projective_t* out, size_t n);
 
+/* The G1 MSM (host memory, as cuzk_msm_g1) with windows of `window_bits` bits (4 to 22)
+ * instead of the planned ones, so that tests can reach every window at small sizes. */
+cuzk_error_t cuzk_test_msm_g1_window(const cuzk_g1_affine_t* points, const cuzk_fr_t* scalars, size_t n,
+                                     uint32_t window_bits, cuzk_g1_projective_t* out);
+
 /* NTT timings, for the benchmark. Random data is generated on the GPU; each figure is the
  * median over `iters` timed runs (CUDA events) after `warmup` untimed ones. */
 typedef struct cuzk_ntt_bench_t {

@@ -102,9 +102,9 @@ private:
 // ordered on the proof's own stream. A copy into pageable memory goes through the driver's
 // staging path, shared by every stream of the context, which a thread's pageable copy holds
 // while that copy waits for its stream's earlier kernels: an urgent proof's copies could then
-// wait for the end of the ordinary proof's kernels. That is the likely reason for the wait the
-// H200 GPU test urgent_proofs_overtake_running_kernels measured on 2026-12-03
-// (docs/benchmarks.md); the test says whether this removes it.
+// wait for the end of the ordinary proof's kernels: the wait the H200 GPU test
+// urgent_proofs_overtake_running_kernels measured on 2026-12-03, gone with this landing
+// (2026-12-04, docs/benchmarks.md).
 struct results_landing_t {
     cuzk_groth16_sums_t sums;
     uint32_t unsatisfied;

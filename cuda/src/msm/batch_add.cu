@@ -7,7 +7,8 @@
 // those bits out among its lanes (lane k takes the k-th, the 32+k-th, ... set bit), instead of
 // one lane per point, which idles the lanes whose bit is clear (half of them for half the bits
 // set). Each lane keeps one XYZZ accumulator; the per-lane partial sums are then summed per
-// bitmap by reduce_rows. A launch covers up to G::batch_group bitmaps (gridDim.y), which bounds
+// bitmap by reduce_rows. The grid is several waves of resident blocks (see WAVES), so that
+// its blocks retire all through the kernel and an urgent stream's kernels can start. A launch covers up to G::batch_group bitmaps (gridDim.y), which bounds
 // the partial sums held at once; more bitmaps take several passes.
 #include <algorithm>
 #include <cstdint>
@@ -83,9 +84,17 @@ __global__ void __launch_bounds__(THREADS) batch_add_kernel(const typename G::af
     partial[blockIdx.y * threads + t] = acc;
 }
 
-// Threads of one batch-addition launch: as many blocks as are resident on the device at once
-// (the kernel strides over the bitmap, so a second wave would only leave a tail), no more
-// than one thread per point.
+// Waves of resident blocks per launch. A grid of exactly the resident blocks, each striding
+// over the whole bitmap, keeps every block alive until the kernel ends; the block scheduler
+// never preempts a running block, so no other stream's kernel, however high its priority (an
+// urgent proof's), gets an SM before then. With several waves each block has a bounded share
+// of the work and blocks retire all through the kernel, each retirement a slot that the
+// urgent stream's blocks take first. More waves mean more partial sums (WAVES x resident
+// accumulators per bitmap: 8 x 264 x 128 G1 points, 52 MiB, on an H200).
+constexpr size_t WAVES = 8;
+
+// Threads of one batch-addition launch: up to WAVES waves of resident blocks, and no more
+// blocks than give each warp one group of 32 bitmap words (2,048 points).
 template <class G>
 size_t launch_threads(size_t n, unsigned* blocks_out) {
     int dev = 0, sms = 0, per_sm = 0;
@@ -93,7 +102,9 @@ size_t launch_threads(size_t n, unsigned* blocks_out) {
     CUZK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     CUZK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, batch_add_kernel<G>, THREADS, 0));
     const size_t resident = size_t(sms) * size_t(std::max(per_sm, 1));
-    const unsigned blocks = unsigned(std::min<size_t>(resident, blocks_for(n, THREADS)));
+    const size_t words = (n + 63) / 64, groups = (words + 31) / 32;  // groups of 32 bitmap words
+    const size_t by_work = (groups + THREADS / 32 - 1) / (THREADS / 32);
+    const unsigned blocks = unsigned(std::max<size_t>(1, std::min(resident * WAVES, by_work)));
     if (blocks_out) *blocks_out = blocks;
     return size_t(blocks) * THREADS;
 }

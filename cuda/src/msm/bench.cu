@@ -46,8 +46,8 @@ using namespace cuzk;
 namespace {
 
 template <class G>
-void msm_bench(const void* points, const cuzk_fr_t* scalars, size_t n, uint32_t warmup, uint32_t iters,
-               cuzk_msm_bench_t* out) {
+void msm_bench(const void* points, const cuzk_fr_t* scalars, size_t n, uint32_t window_bits, uint32_t warmup,
+               uint32_t iters, cuzk_msm_bench_t* out) {
     using affine = typename G::affine;
     CUZK_REQUIRE(out != nullptr && (n == 0 || (points && scalars)), "msm bench: null argument");
     msm::keep_pool_memory();
@@ -62,15 +62,18 @@ void msm_bench(const void* points, const cuzk_fr_t* scalars, size_t n, uint32_t 
         CUZK_CUDA_CHECK(cudaMemcpyAsync(d_scalars, scalars, n * sizeof(fr_t), cudaMemcpyHostToDevice, s));
     };
     h2d();
-    out->device_ms = msm::median_ms(warmup, iters, s, [&] { msm::msm_device<G>(d_points, d_scalars, n, d_out, s); });
+    auto run = [&](msm::msm_profile_t* prof) {
+        msm::msm_device<G>(d_points, d_scalars, n, d_out, s, prof, window_bits);
+    };
+    out->device_ms = msm::median_ms(warmup, iters, s, [&] { run(nullptr); });
     out->with_h2d_ms = msm::median_ms(warmup, iters, s, [&] {
         h2d();
-        msm::msm_device<G>(d_points, d_scalars, n, d_out, s);
+        run(nullptr);
     });
     std::vector<float> sort, bucket, reduce;
     for (uint32_t i = 0; i < std::max(iters, 1u); i++) {
         msm::msm_profile_t prof;
-        msm::msm_device<G>(d_points, d_scalars, n, d_out, s, &prof);
+        run(&prof);
         prof.done.sync();
         sort.push_back(prof.sorted.since(prof.begin));
         bucket.push_back(prof.summed.since(prof.sorted));
@@ -79,7 +82,7 @@ void msm_bench(const void* points, const cuzk_fr_t* scalars, size_t n, uint32_t 
     out->sort_ms = msm::median_of(sort);
     out->bucket_ms = msm::median_of(bucket);
     out->reduce_ms = msm::median_of(reduce);
-    const msm::window_plan_t plan = msm::plan_windows(n);
+    const msm::window_plan_t plan = window_bits ? msm::plan_of_bits(window_bits) : msm::plan_windows(n);
     out->window_bits = plan.bits;
     out->windows = plan.windows;
     s.sync();
@@ -88,13 +91,15 @@ void msm_bench(const void* points, const cuzk_fr_t* scalars, size_t n, uint32_t 
 }  // namespace
 
 extern "C" cuzk_error_t cuzk_msm_g1_bench(const cuzk_g1_affine_t* points, const cuzk_fr_t* scalars, size_t n,
-                                          uint32_t warmup, uint32_t iters, cuzk_msm_bench_t* out) {
-    return guard([&] { msm_bench<g1_t>(points, scalars, n, warmup, iters, out); });
+                                          uint32_t window_bits, uint32_t warmup, uint32_t iters,
+                                          cuzk_msm_bench_t* out) {
+    return guard([&] { msm_bench<g1_t>(points, scalars, n, window_bits, warmup, iters, out); });
 }
 
 extern "C" cuzk_error_t cuzk_msm_g2_bench(const cuzk_g2_affine_t* points, const cuzk_fr_t* scalars, size_t n,
-                                          uint32_t warmup, uint32_t iters, cuzk_msm_bench_t* out) {
-    return guard([&] { msm_bench<g2_t>(points, scalars, n, warmup, iters, out); });
+                                          uint32_t window_bits, uint32_t warmup, uint32_t iters,
+                                          cuzk_msm_bench_t* out) {
+    return guard([&] { msm_bench<g2_t>(points, scalars, n, window_bits, warmup, iters, out); });
 }
 
 extern "C" cuzk_error_t cuzk_batch_add_g1_bench(const cuzk_g1_affine_t* points, size_t n, const uint64_t* words,

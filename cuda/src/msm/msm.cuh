@@ -25,7 +25,10 @@ struct window_plan_t {
     uint32_t bits;
     uint32_t windows;
 };
+// The cheapest window for n points by the cost model in msm_g1.cu.
 window_plan_t plan_windows(size_t n);
+// The windows of c bits each (as many as a 256-bit signed-digit scalar needs).
+window_plan_t plan_of_bits(uint32_t c);
 
 // Events recorded between the MSM's stages, for the benchmark's per-stage timings: digits and
 // sorts (begin..sorted), bucket sums (..summed), reduction and combination (..done).
@@ -35,15 +38,16 @@ struct msm_profile_t {
 
 // sum_i scalars[i] * points[i] into *d_out (device), enqueued on `stream`. Scalars are blst
 // Montgomery form. Scratch memory is allocated and freed stream-ordered. With `profile`, its
-// events are recorded on the stream between the stages.
+// events are recorded on the stream between the stages. `window_bits` 0 takes the planned
+// window (plan_windows); 4 to 22 forces one, for tests and benchmarks.
 template <class G>
 void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_t n, typename G::jacobian* d_out,
-                cudaStream_t stream, msm_profile_t* profile = nullptr);
+                cudaStream_t stream, msm_profile_t* profile = nullptr, uint32_t window_bits = 0);
 
 // An upper bound of the scratch memory msm_device<G> allocates for n points (for VRAM
-// reservations made before the MSM runs).
+// reservations made before the MSM runs), with the window `window_bits` as msm_device's.
 template <class G>
-size_t msm_scratch_bytes(size_t n);
+size_t msm_scratch_bytes(size_t n, uint32_t window_bits = 0);
 
 // An upper bound of the scratch memory batch_add_device<G> allocates for `count` bitmaps.
 template <class G>

@@ -1,28 +1,38 @@
 // The G1 instance of the Pippenger MSM (msm/pippenger.cuh) and its C entry points.
+#include "cuzk/testing.h"
 #include "msm/pippenger.cuh"
 
 namespace cuzk::msm {
 
 // The window plan depends only on n, not on the group: defined once, here.
+window_plan_t plan_of_bits(uint32_t c) { return {c, (SCALAR_BITS + c - 1) / c}; }
+
 window_plan_t plan_windows(size_t n) {
-    // Cost model in mixed-addition units: n accumulations per window plus about 1.5 additions
-    // per bucket in the reduction (two full additions, each ~1.4 mixed ones, over H = 2^(c-1)
-    // buckets); c is the cheapest in [4, 16].
-    window_plan_t best{4, (SCALAR_BITS + 3) / 4};
+    // Cost model in mixed-addition units, per window of c bits:
+    //   - the n accumulations into buckets;
+    //   - the digits and their radix sort, about 0.05 n per pass of 8 key bits (on the H200 a
+    //     pass over 2^26 pairs took about 1.7 ms, the time of 3 M additions at 1.8 G/s);
+    //   - the reduction of H = 2^(c-1) buckets: two full additions (about 1.4 mixed ones each)
+    //     per bucket and the segments' small multiples, about 3.3 per bucket, 1.65 * 2^c.
+    // c is the cheapest in [MIN_WINDOW, MAX_WINDOW]; wider windows mean fewer windows, so
+    // fewer accumulations, but exponentially more buckets (and their memory).
+    window_plan_t best = plan_of_bits(MIN_WINDOW);
     double best_cost = -1;
-    for (uint32_t c = 4; c <= MAX_WINDOW; c++) {
-        const uint32_t w = (SCALAR_BITS + c - 1) / c;
-        const double cost = double(w) * (double(n) + 1.5 * double(size_t(1) << c));
+    for (uint32_t c = MIN_WINDOW; c <= MAX_WINDOW; c++) {
+        const window_plan_t plan = plan_of_bits(c);
+        const double passes = double((c + 7) / 8);
+        const double cost = double(plan.windows) * (double(n) * (1.0 + 0.05 * passes) + 1.65 * double(size_t(1) << c));
         if (best_cost < 0 || cost < best_cost) {
-            best = {c, w};
+            best = plan;
             best_cost = cost;
         }
     }
     return best;
 }
 
-template size_t msm_scratch_bytes<g1_t>(size_t);
-template void msm_device<g1_t>(const affine_t*, const fr_t*, size_t, jacobian_t*, cudaStream_t, msm_profile_t*);
+template size_t msm_scratch_bytes<g1_t>(size_t, uint32_t);
+template void msm_device<g1_t>(const affine_t*, const fr_t*, size_t, jacobian_t*, cudaStream_t, msm_profile_t*,
+                               uint32_t);
 
 }  // namespace cuzk::msm
 
@@ -33,6 +43,15 @@ extern "C" cuzk_error_t cuzk_msm_g1(const cuzk_g1_affine_t* points, const cuzk_f
     static_assert(sizeof(cuzk_g1_affine_t) == sizeof(affine_t) && sizeof(cuzk_g1_projective_t) == sizeof(jacobian_t),
                   "layout");
     return guard([&] { msm::msm_host<g1_t>(points, scalars, n, out); });
+}
+
+extern "C" cuzk_error_t cuzk_test_msm_g1_window(const cuzk_g1_affine_t* points, const cuzk_fr_t* scalars, size_t n,
+                                                uint32_t window_bits, cuzk_g1_projective_t* out) {
+    return guard([&] {
+        CUZK_REQUIRE(window_bits >= msm::MIN_WINDOW && window_bits <= msm::MAX_WINDOW,
+                     "msm test: window bits must be in [4, 22]");
+        msm::msm_host<g1_t>(points, scalars, n, out, window_bits);
+    });
 }
 
 extern "C" cuzk_error_t cuzk_msm_g1_device(const cuzk_g1_affine_t* d_points, const cuzk_fr_t* d_scalars, size_t n,

@@ -29,6 +29,12 @@
 // The pieces and their groups keep a bucket holding a large share of the points (many equal
 // scalars) from serializing on one thread: no thread adds more than PIECE terms, whatever the
 // distribution of the scalars.
+//
+// Window size: the plan (plan_windows) weighs the n additions per window against the
+// reduction's 2^(c-1) buckets per window; windows up to 22 bits (three 8-bit radix passes)
+// pay off from a few million points on (fewer windows: 12 instead of 16 at 2^26). Each
+// stage's buffers are freed, stream-ordered, as soon as the next stage no longer needs them,
+// so that the millions of buckets of a wide window do not sit beside the sorted values.
 #pragma once
 
 #include <cub/cub.cuh>
@@ -42,7 +48,8 @@
 namespace cuzk::msm {
 
 constexpr uint32_t SCALAR_BITS = 256;  // r < 2^255, plus one bit for the last signed carry
-constexpr uint32_t MAX_WINDOW = 16;    // 16-bit sort keys at most (two radix-sort passes)
+constexpr uint32_t MIN_WINDOW = 4;
+constexpr uint32_t MAX_WINDOW = 22;    // sort keys of at most 22 bits (three radix-sort passes)
 constexpr uint32_t SIGN_BIT = 0x80000000u;
 
 namespace {
@@ -50,8 +57,8 @@ namespace {
 constexpr uint32_t SEG = 64;    // buckets per reduction segment
 constexpr uint32_t PIECE = 64;  // most points one thread sums into a bucket
 
-// Bits [bit, bit + c) of a canonical scalar (c <= 16, so at most two 32-bit limbs; bits at or
-// above 256 read as zeros).
+// Bits [bit, bit + c) of a canonical scalar (bit % 32 + c <= 31 + MAX_WINDOW < 64, so at most
+// two 32-bit limbs; bits at or above 256 read as zeros).
 __device__ __forceinline__ uint32_t window_of(const fr_t& canon, uint32_t bit, uint32_t c) {
     const uint32_t limb = bit / 32, sh = bit % 32;
     if (limb >= uint32_t(fr_t::N)) return 0;
@@ -233,46 +240,55 @@ __global__ void combine_kernel(const X* windows, uint32_t num_windows, uint32_t 
 
 }  // namespace
 
+// The most scratch memory msm_device holds at once. It frees each stage's buffers once the
+// next stage no longer needs them, so the peak is the largest stage, not the sum: with wide
+// windows (millions of buckets) the piece sums and the rounds of groups dominate.
 template <class G>
-size_t msm_scratch_bytes(size_t n) {
+size_t msm_scratch_bytes(size_t n, uint32_t window_bits) {
     using xyzz_t = typename G::xyzz;
     if (n == 0) return 0;
-    const window_plan_t plan = plan_windows(n);
+    const window_plan_t plan = window_bits ? plan_of_bits(window_bits) : plan_windows(n);
     const size_t c = plan.bits, w = plan.windows, half = size_t(1) << (c - 1);
-    const size_t buckets = w * half;
+    const size_t buckets = w * half, x = sizeof(xyzz_t);
     size_t sort_bytes = 0, scan_bytes = 0;
     CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, static_cast<uint32_t*>(nullptr),
                                                     static_cast<uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
                                                     static_cast<uint32_t*>(nullptr), int(n), 0, int(c)));
     CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<uint32_t*>(nullptr),
                                                   static_cast<uint32_t*>(nullptr), int(buckets)));
-    size_t bytes = 0;
-    bytes += 3 * n * 4 + n * w * 4;                 // keys, values, sorted keys; sorted values
-    bytes += 2 * w * (half + 1) * 4;                // run starts and ends
-    bytes += sort_bytes + scan_bytes;
-    bytes += 2 * buckets * 4;                       // piece counts and offsets
-    bytes += (n * w / PIECE + buckets) * sizeof(xyzz_t);  // pieces
-    // Rounds of groups (see msm_device): two more count and offset arrays, and each level
-    // beside the one it is made from.
-    size_t level = n * w / PIECE + buckets;
-    bool grouped = false;
+    const size_t runs = 2 * w * (half + 1) * 4;        // run starts and ends
+    const size_t sorted_vals = n * w * 4;              // every window's sorted values
+    const size_t counts = 2 * buckets * 4 + scan_bytes;  // piece counts, offsets, scan temp
+    size_t level = n * w / PIECE + buckets;            // pieces (an upper bound)
+    // 1. digits and sorts: keys, values, sorted keys, the sort's temp, the sorted values, runs.
+    size_t peak = 3 * n * 4 + sort_bytes + sorted_vals + runs;
+    // 2. piece sums: the sorted values and runs, the counts, the pieces.
+    peak = std::max(peak, sorted_vals + runs + counts + level * x);
+    // 3. rounds of groups (see msm_device): each level beside the one it is made from, and a
+    //    second pair of count and offset arrays.
+    size_t group_counts = 0;
     for (size_t most = (n + PIECE - 1) / PIECE; most > PIECE; most = (most + PIECE - 1) / PIECE) {
-        level = level / PIECE + buckets;
-        bytes += level * sizeof(xyzz_t);
-        grouped = true;
+        group_counts = 2 * buckets * 4;
+        const size_t next = level / PIECE + buckets;
+        peak = std::max(peak, counts + group_counts + (level + next) * x);
+        level = next;
     }
-    if (grouped) bytes += 2 * buckets * 4;
-    bytes += buckets * sizeof(xyzz_t);              // buckets
-    bytes += 2 * w * (half / std::min<size_t>(SEG, half)) * sizeof(xyzz_t);  // segments, row sums
-    return bytes + (size_t(32) << 20);              // pool rounding of about 16 allocations
+    // 4. bucket sums: the last level and the buckets.
+    peak = std::max(peak, counts + group_counts + (level + buckets) * x);
+    // 5. reduction: the buckets, the segments and their row sums.
+    const size_t segments = w * (half / std::min<size_t>(SEG, half));
+    peak = std::max(peak, (buckets + 2 * segments) * x);
+    return peak + (size_t(32) << 20);  // pool rounding of about 16 allocations
 }
 
 template <class G>
 void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_t n, typename G::jacobian* d_out,
-                cudaStream_t stream, msm_profile_t* profile) {
+                cudaStream_t stream, msm_profile_t* profile, uint32_t window_bits) {
     using xyzz_t = typename G::xyzz;
     using jacobian_t = typename G::jacobian;
     CUZK_REQUIRE(d_out != nullptr, "msm: null output");
+    CUZK_REQUIRE(window_bits == 0 || (window_bits >= MIN_WINDOW && window_bits <= MAX_WINDOW),
+                 "msm: window bits must be 0 (planned) or in [4, 22]");
     if (profile) profile->begin.record(stream);
     if (n == 0) {
         // The empty sum: blst's identity is all zeros.
@@ -287,7 +303,7 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     CUZK_REQUIRE(d_points != nullptr && d_scalars != nullptr, "msm: null input");
     CUZK_REQUIRE(n <= size_t(INT32_MAX), "msm: more than 2^31 - 1 points");
 
-    const window_plan_t plan = plan_windows(n);
+    const window_plan_t plan = window_bits ? plan_of_bits(window_bits) : plan_windows(n);
     const uint32_t c = plan.bits, num_windows = plan.windows, half = 1u << (c - 1);
     const size_t slots = size_t(num_windows) * (half + 1);       // keys 0..half per window
     const size_t total_buckets = size_t(num_windows) * half;     // digits 1..half per window
@@ -315,6 +331,10 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
         CUZK_LAUNCH_CHECK();
     }
     if (profile) profile->sorted.record(stream);
+    keys.release();
+    vals.release();
+    sorted_keys.release();
+    temp.release();
 
     dev_ptr_t<uint32_t> count(total_buckets, stream), offset(total_buckets, stream);
     count_kernel<<<blocks_for(total_buckets, T), T, 0, stream>>>(start, end, half, total_buckets, count);
@@ -331,6 +351,9 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     piece_kernel<G><<<blocks_for(max_pieces, 128), 128, 0, stream>>>(d_points, sorted_vals, n, start, end, count, offset,
                                                                   half, total_buckets, pieces);
     CUZK_LAUNCH_CHECK();
+    sorted_vals.release();
+    start.release();
+    end.release();
     // A bucket may have up to ceil(n / PIECE) pieces (a window whose n digits are all equal):
     // group them by PIECE until at most PIECE are left per bucket. The bound is known here, the
     // real counts only on the device: with random scalars every bucket has a few pieces and
@@ -358,6 +381,12 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     dev_ptr_t<xyzz_t> buckets(total_buckets, stream);
     bucket_kernel<xyzz_t><<<blocks_for(total_buckets, 128), 128, 0, stream>>>(pieces, count, offset, total_buckets, buckets);
     CUZK_LAUNCH_CHECK();
+    pieces.release();
+    count.release();
+    offset.release();
+    group_count.release();
+    group_offset.release();
+    scan_temp.release();
     if (profile) profile->summed.record(stream);
 
     const uint32_t seg_len = std::min<uint32_t>(SEG, half);
@@ -375,9 +404,10 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     if (profile) profile->done.record(stream);
 }
 
-// The host-pointer MSM of group G: copy in, compute, copy the result out.
+// The host-pointer MSM of group G: copy in, compute, copy the result out (`window_bits` as
+// msm_device's).
 template <class G>
-void msm_host(const void* points, const cuzk_fr_t* scalars, size_t n, void* out) {
+void msm_host(const void* points, const cuzk_fr_t* scalars, size_t n, void* out, uint32_t window_bits = 0) {
     using affine = typename G::affine;
     using jacobian = typename G::jacobian;
     CUZK_REQUIRE(out != nullptr, "msm: null output");
@@ -390,7 +420,7 @@ void msm_host(const void* points, const cuzk_fr_t* scalars, size_t n, void* out)
         CUZK_CUDA_CHECK(cudaMemcpyAsync(d_points, points, n * sizeof(affine), cudaMemcpyHostToDevice, s));
         CUZK_CUDA_CHECK(cudaMemcpyAsync(d_scalars, scalars, n * sizeof(fr_t), cudaMemcpyHostToDevice, s));
     }
-    msm_device<G>(d_points, d_scalars, n, d_out, s);
+    msm_device<G>(d_points, d_scalars, n, d_out, s, nullptr, window_bits);
     CUZK_CUDA_CHECK(cudaMemcpyAsync(out, d_out, sizeof(jacobian), cudaMemcpyDeviceToHost, s));
     s.sync();
 }

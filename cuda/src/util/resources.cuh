@@ -107,6 +107,10 @@ public:
         return *this;
     }
 
+    // Frees the memory now (stream-ordered: work already enqueued on the stream still sees
+    // it), so that a later stage can reuse it; the owner is then empty.
+    void release() { *this = dev_ptr_t(); }
+
     T* get() const { return p_; }
     operator T*() const { return p_; }
     size_t size() const { return count_; }

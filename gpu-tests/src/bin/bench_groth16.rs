@@ -355,6 +355,14 @@ fn main() -> ExitCode {
             "msm_b_g2_ms": ms(t.msm_b_g2),
             "assembly_ms": ms(t.assembly),
             "gpu_kernels_ms": ms(t.gpu_kernels()),
+            // Where the rest of the proof's time goes: the library's set-up, the wait on the
+            // device before the first kernel, the copies back, the compute lock.
+            "gpu_setup_ms": ms(t.gpu_setup),
+            "gpu_queued_ms": ms(t.gpu_queued),
+            "gpu_results_ms": ms(t.gpu_results),
+            "wait_compute_ms": ms(t.wait_compute),
+            "wait_memory_ms": ms(t.wait_memory),
+            "last_run_total_ms": ms(t.total),
             "cpu_proof_ms": cpu,
             "same_as_cpu": same,
             "resident": resident,

@@ -7,9 +7,11 @@
 //! would stay in the GPU's L2 cache and flatter the bucket sums, whose point reads are
 //! scattered over the whole vector) and random scalars below r from a splitmix64 stream.
 //!
-//! Usage: `bench_msm [--json FILE] [log_n ...] [g2:log_n ...]` (default: 20 22 24 26 g2:20
-//! g2:24; batch addition at the largest G1 size; no G2 MSM unless asked when G1 sizes are
-//! given). Every addition rate is printed with its fraction of the H200's arithmetic roof
+//! Usage: `bench_msm [--json FILE] [--windows C,C,...] [log_n ...] [g2:log_n ...]` (default:
+//! 20 22 24 26 g2:20 g2:24; batch addition at the largest G1 size; no G2 MSM unless asked when
+//! G1 sizes are given). `--windows` also times the G1 MSM at every size with each of those
+//! window sizes forced (4 to 22 bits), beside the planned one, so that one run compares
+//! windows. Every addition rate is printed with its fraction of the H200's arithmetic roof
 //! (`cuzk_gpu_tests::roof`); `--json` writes every row to FILE as well.
 
 use std::process::ExitCode;
@@ -19,7 +21,7 @@ use cuzk_gpu_tests::points::{distinct_points, distinct_points_g2};
 use cuzk_gpu_tests::report::JsonReport;
 use cuzk_gpu_tests::roof::Group;
 use serde_json::{json, Value};
-use supraseal_c2::msm::{bench_batch_add_g1, bench_msm_g1, bench_msm_g2, MsmBench};
+use supraseal_c2::msm::{bench_batch_add_g1, bench_msm_g1, bench_msm_g2, MsmBench, WINDOW_BITS};
 
 struct SplitMix(u64);
 
@@ -125,13 +127,32 @@ fn main() -> ExitCode {
     };
     let mut sizes = Vec::new();
     let mut g2_sizes = Vec::new();
-    for a in &args {
-        if let Some(log) = a.strip_prefix("g2:").and_then(|l| l.parse::<u32>().ok()) {
+    let mut windows = Vec::new();
+    let mut args = args.into_iter();
+    while let Some(a) = args.next() {
+        if a == "--windows" {
+            let list = args.next().unwrap_or_default();
+            match list
+                .split(',')
+                .map(str::parse::<u32>)
+                .collect::<Result<Vec<_>, _>>()
+            {
+                Ok(w) if !w.is_empty() && w.iter().all(|c| WINDOW_BITS.contains(c)) => windows = w,
+                _ => {
+                    eprintln!(
+                        "--windows {list:?}: expected a comma-separated list of window sizes in {WINDOW_BITS:?}"
+                    );
+                    return ExitCode::FAILURE;
+                }
+            }
+        } else if let Some(log) = a.strip_prefix("g2:").and_then(|l| l.parse::<u32>().ok()) {
             g2_sizes.push(log);
         } else if let Ok(log) = a.parse::<u32>() {
             sizes.push(log);
         } else {
-            eprintln!("unknown argument {a:?} (usage: bench_msm [--json FILE] [log_n ...] [g2:log_n ...])");
+            eprintln!(
+                "unknown argument {a:?} (usage: bench_msm [--json FILE] [--windows C,C,...] [log_n ...] [g2:log_n ...])"
+            );
             return ExitCode::FAILURE;
         }
     }
@@ -141,7 +162,7 @@ fn main() -> ExitCode {
     }
     let mut rows = Vec::new();
     if !sizes.is_empty() {
-        bench_g1(&sizes, &mut rows);
+        bench_g1(&sizes, &windows, &mut rows);
     }
     if !g2_sizes.is_empty() {
         bench_g2(&g2_sizes, &mut rows);
@@ -166,7 +187,7 @@ fn bench_g2(sizes: &[u32], rows: &mut Vec<Value>) {
         let n = 1usize << log_n;
         let (warmup, iters) = if log_n >= 24 { (1, 3) } else { (2, 7) };
         rows.push(
-            match bench_msm_g2(&points[..n], &scalars[..n], warmup, iters) {
+            match bench_msm_g2(&points[..n], &scalars[..n], None, warmup, iters) {
                 Ok(r) => msm_row("g2_msm", Group::G2, log_n, &r),
                 Err(e) => failed_row("g2_msm", log_n, e),
             },
@@ -174,8 +195,9 @@ fn bench_g2(sizes: &[u32], rows: &mut Vec<Value>) {
     }
 }
 
-/// The G1 MSM and batch-addition tables, their rows added to `rows`.
-fn bench_g1(sizes: &[u32], rows: &mut Vec<Value>) {
+/// The G1 MSM and batch-addition tables, their rows added to `rows`; the MSM also with each
+/// of `windows` forced.
+fn bench_g1(sizes: &[u32], windows: &[u32], rows: &mut Vec<Value>) {
     let max_log = *sizes.iter().max().unwrap();
     let n_max = 1usize << max_log;
 
@@ -188,12 +210,20 @@ fn bench_g1(sizes: &[u32], rows: &mut Vec<Value>) {
     for &log_n in sizes {
         let n = 1usize << log_n;
         let (warmup, iters) = if log_n >= 25 { (1, 3) } else { (2, 7) };
-        rows.push(
-            match bench_msm_g1(&points[..n], &scalars[..n], warmup, iters) {
-                Ok(r) => msm_row("g1_msm", Group::G1, log_n, &r),
-                Err(e) => failed_row("g1_msm", log_n, e),
-            },
-        );
+        let planned = bench_msm_g1(&points[..n], &scalars[..n], None, warmup, iters);
+        let planned_bits = planned.as_ref().map_or(0, |r| r.window_bits);
+        rows.push(match planned {
+            Ok(r) => msm_row("g1_msm", Group::G1, log_n, &r),
+            Err(e) => failed_row("g1_msm", log_n, e),
+        });
+        for &c in windows.iter().filter(|&&c| c != planned_bits) {
+            rows.push(
+                match bench_msm_g1(&points[..n], &scalars[..n], Some(c), warmup, iters) {
+                    Ok(r) => msm_row("g1_msm_forced_window", Group::G1, log_n, &r),
+                    Err(e) => failed_row("g1_msm_forced_window", log_n, e),
+                },
+            );
+        }
     }
 
     // Every scalar equal: each window's points all fall in one bucket, the worst case for the
@@ -204,7 +234,7 @@ fn bench_g1(sizes: &[u32], rows: &mut Vec<Value>) {
     let same = vec![scalars[0]; n_max.min(1 << 24)];
     for &log_n in sizes.iter().filter(|&&l| l <= 24) {
         let n = 1usize << log_n;
-        rows.push(match bench_msm_g1(&points[..n], &same[..n], 1, 3) {
+        rows.push(match bench_msm_g1(&points[..n], &same[..n], None, 1, 3) {
             Ok(r) => msm_row("g1_msm_equal_scalars", Group::G1, log_n, &r),
             Err(e) => failed_row("g1_msm_equal_scalars", log_n, e),
         });
