@@ -36,9 +36,12 @@ size_t whole_bytes(const params_t& p, const cuzk_groth16_circuit_t& c, size_t n)
     size_t bytes = fixed_bytes(p, c) + 3 * n * sizeof(fr_t) + witness_bytes(c);
     if (!p.resident) bytes += p.largest_bytes();
     size_t scratch = msm::msm_scratch_bytes<g1_t>(n - 1) + NTT_TABLES;
-    for (const cuzk_msm_split_t* s : {&c.l, &c.a_query, &c.b_g1})
-        scratch = std::max(scratch, msm::split_msm_scratch_bytes<g1_t>(s->other_count));
-    if (c.b_g2_on_gpu) scratch = std::max(scratch, msm::split_msm_scratch_bytes<g2_t>(c.b_g1.other_count));
+    const std::pair<const cuzk_msm_split_t*, size_t> g1_splits[] = {
+        {&c.l, p.l.len}, {&c.a_query, p.a.len}, {&c.b_g1, p.b_g1.len}};
+    for (const auto& [s, len] : g1_splits)
+        scratch = std::max(scratch, msm::split_msm_scratch_bytes<g1_t>(len, s->other_count));
+    if (c.b_g2_on_gpu)
+        scratch = std::max(scratch, msm::split_msm_scratch_bytes<g2_t>(p.b_g2.len, c.b_g1.other_count));
     return bytes + scratch;
 }
 

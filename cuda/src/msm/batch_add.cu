@@ -112,8 +112,8 @@ size_t launch_threads(size_t n, unsigned* blocks_out) {
 }  // namespace
 
 template <class G>
-size_t batch_add_scratch_bytes(size_t count) {
-    const size_t threads = launch_threads<G>(SIZE_MAX / 2, nullptr);
+size_t batch_add_scratch_bytes(size_t n, size_t count) {
+    const size_t threads = launch_threads<G>(n, nullptr);
     const size_t group = size_t(G::batch_group);
     // Partial sums, two levels of row sums (fan-in 32), the per-bitmap sums.
     return (std::min(count, group) * threads * 2 + count) * sizeof(typename G::xyzz) + (size_t(8) << 20);
@@ -151,8 +151,8 @@ void batch_add_device(const typename G::affine* d_points, size_t n, const uint64
     to_jacobian<xyzz_t>(sums, d_out, count, stream);
 }
 
-template size_t batch_add_scratch_bytes<g1_t>(size_t);
-template size_t batch_add_scratch_bytes<g2_t>(size_t);
+template size_t batch_add_scratch_bytes<g1_t>(size_t, size_t);
+template size_t batch_add_scratch_bytes<g2_t>(size_t, size_t);
 template void batch_add_device<g1_t>(const affine_t*, size_t, const uint64_t*, size_t, size_t, jacobian_t*,
                                      cudaStream_t);
 template void batch_add_device<g2_t>(const g2_affine_t*, size_t, const uint64_t*, size_t, size_t, g2_jacobian_t*,

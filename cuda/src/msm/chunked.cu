@@ -56,7 +56,7 @@ template <class G>
 size_t chunked_split_msm_scratch_bytes(size_t len, size_t other_count, size_t chunk) {
     if (len == 0) return 0;
     return chunks_of(len, chunk) * sizeof(typename G::jacobian) +
-           split_msm_scratch_bytes<G>(std::min(other_count, std::min(len, chunk)));
+           split_msm_scratch_bytes<G>(std::min(len, chunk), std::min(other_count, std::min(len, chunk)));
 }
 
 template <class G>

@@ -49,9 +49,10 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
 template <class G>
 size_t msm_scratch_bytes(size_t n, uint32_t window_bits = 0);
 
-// An upper bound of the scratch memory batch_add_device<G> allocates for `count` bitmaps.
+// An upper bound of the scratch memory batch_add_device<G> allocates for `count` bitmaps over
+// n points (its grid, and so its partial sums, grows with n up to a few waves of blocks).
 template <class G>
-size_t batch_add_scratch_bytes(size_t count);
+size_t batch_add_scratch_bytes(size_t n, size_t count);
 
 // The sum of s_k * bases[k] over k < len, with the scalars split (see cuzk_msm_split_t):
 // bit k of `d_ones` set means s_k = 1; d_scalars[j] is the scalar of point d_index[j] - first
@@ -62,9 +63,10 @@ void split_msm_device(const typename G::affine* d_bases, size_t len, const uint6
                       const uint32_t* d_index, const fr_t* d_scalars, size_t other_count, typename G::jacobian* d_out,
                       cudaStream_t stream, uint32_t first = 0);
 
-// An upper bound of the scratch memory split_msm_device<G> allocates.
+// An upper bound of the scratch memory split_msm_device<G> allocates for `len` bases with
+// `other_count` scalars neither zero nor one.
 template <class G>
-size_t split_msm_scratch_bytes(size_t other_count);
+size_t split_msm_scratch_bytes(size_t len, size_t other_count);
 
 // Bases handed out a chunk at a time: source(lo, len) returns the device address of points
 // lo .. lo + len of a vector, valid for the work enqueued on the MSM's stream after the call

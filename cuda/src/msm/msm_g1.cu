@@ -14,11 +14,10 @@ window_plan_t plan_windows(size_t n) {
     //     pass over 2^26 pairs took about 1.7 ms, the time of 3 M additions at 1.8 G/s);
     //   - the reduction of H = 2^(c-1) buckets: two full additions (about 1.4 mixed ones each)
     //     per bucket and the segments' small multiples, about 3.3 per bucket, 1.65 * 2^c.
-    // c is the cheapest in [MIN_WINDOW, MAX_WINDOW]; wider windows mean fewer windows, so
-    // fewer accumulations, but exponentially more buckets (and their memory).
+    // c is the cheapest in [MIN_WINDOW, PLAN_MAX_WINDOW] (see there for why not wider).
     window_plan_t best = plan_of_bits(MIN_WINDOW);
     double best_cost = -1;
-    for (uint32_t c = MIN_WINDOW; c <= MAX_WINDOW; c++) {
+    for (uint32_t c = MIN_WINDOW; c <= PLAN_MAX_WINDOW; c++) {
         const window_plan_t plan = plan_of_bits(c);
         const double passes = double((c + 7) / 8);
         const double cost = double(plan.windows) * (double(n) * (1.0 + 0.05 * passes) + 1.65 * double(size_t(1) << c));

@@ -31,10 +31,10 @@
 // distribution of the scalars.
 //
 // Window size: the plan (plan_windows) weighs the n additions per window against the
-// reduction's 2^(c-1) buckets per window; windows up to 22 bits (three 8-bit radix passes)
-// pay off from a few million points on (fewer windows: 12 instead of 16 at 2^26). Each
-// stage's buffers are freed, stream-ordered, as soon as the next stage no longer needs them,
-// so that the millions of buckets of a wide window do not sit beside the sorted values.
+// reduction's 2^(c-1) buckets per window, up to 16 bits; windows up to 22 bits (three 8-bit
+// radix passes) can be forced, for tests and for the comparisons that keep the plan honest.
+// Each stage's buffers are freed, stream-ordered, as soon as the next stage no longer needs
+// them, so the scratch peak is the largest stage, not their sum.
 #pragma once
 
 #include <cub/cub.cuh>
@@ -50,6 +50,12 @@ namespace cuzk::msm {
 constexpr uint32_t SCALAR_BITS = 256;  // r < 2^255, plus one bit for the last signed carry
 constexpr uint32_t MIN_WINDOW = 4;
 constexpr uint32_t MAX_WINDOW = 22;    // sort keys of at most 22 bits (three radix-sort passes)
+// The widest window the plan takes. Wider ones (up to MAX_WINDOW, forced by tests and
+// benchmarks) do fewer additions but were slower at every size measured on the H200
+// (2026-12-04, bench_msm --windows: 2^24 143.8 ms at 16 bits, 172.4 at 20; 2^26 530.7 at 16,
+// 526.3 at 18, 628.6 at 22): with millions of buckets the pieces are short, the rounds of
+// groups copy every bucket and the reduction grows, so each addition costs more.
+constexpr uint32_t PLAN_MAX_WINDOW = 16;
 constexpr uint32_t SIGN_BIT = 0x80000000u;
 
 namespace {

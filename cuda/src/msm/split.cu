@@ -26,9 +26,9 @@ __global__ void add_pair_kernel(const typename X::jacobian_t* parts, typename X:
 }  // namespace
 
 template <class G>
-size_t split_msm_scratch_bytes(size_t other_count) {
+size_t split_msm_scratch_bytes(size_t len, size_t other_count) {
     return 2 * sizeof(typename G::jacobian) + other_count * sizeof(typename G::affine) +
-           msm_scratch_bytes<G>(other_count) + batch_add_scratch_bytes<G>(1);
+           msm_scratch_bytes<G>(other_count) + batch_add_scratch_bytes<G>(len, 1);
 }
 
 template <class G>
@@ -52,8 +52,8 @@ void split_msm_device(const typename G::affine* d_bases, size_t len, const uint6
     CUZK_LAUNCH_CHECK();
 }
 
-template size_t split_msm_scratch_bytes<g1_t>(size_t);
-template size_t split_msm_scratch_bytes<g2_t>(size_t);
+template size_t split_msm_scratch_bytes<g1_t>(size_t, size_t);
+template size_t split_msm_scratch_bytes<g2_t>(size_t, size_t);
 template void split_msm_device<g1_t>(const affine_t*, size_t, const uint64_t*, size_t, const uint32_t*, const fr_t*,
                                      size_t, jacobian_t*, cudaStream_t, uint32_t);
 template void split_msm_device<g2_t>(const g2_affine_t*, size_t, const uint64_t*, size_t, const uint32_t*,
