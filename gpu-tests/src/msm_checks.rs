@@ -89,7 +89,8 @@ fn naive<G: MsmGroup>(points: &[G::Point], scalars: &[Scalar]) -> G {
 pub fn msm_matches_the_cpu<G: MsmGroup>() {
     let mut rng = rng();
     let sizes = if small() {
-        // 5000: more than PIECE^2 = 4096 points, so equal scalars take a round of groups.
+        // 5000: more than CHUNK * PIECE / 2 = 4096 points (two partial sums per chunk of 128),
+        // so equal scalars take a round of groups.
         vec![0, 1, 2, 3, 1000, 4096, 5000]
     } else {
         vec![0, 1, 2, 3, 1000, (1 << 16) + 3, 1 << 20]

@@ -566,9 +566,9 @@ fn urgent_proofs_overtake_running_kernels() {
         ended_inside >= 2,
         "{ended_inside} urgent proofs started and ended inside kernels of {kernels:?}: they waited for them"
     );
-    let mut sorted = inside.clone();
-    sorted.sort();
-    let median = sorted[sorted.len() / 2];
+    let mut inside = inside;
+    inside.sort();
+    let median = inside[inside.len() / 2];
     assert!(
         median < kernels / 4,
         "the urgent proofs' median latency {median:?} beside kernels of {kernels:?}: they waited"

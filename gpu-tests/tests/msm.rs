@@ -28,7 +28,7 @@ fn batch_add_matches_the_cpu() {
 /// Every window the MSM can take, forced at a small size, against the CPU: the plan picks the
 /// wide ones (17 to 22 bits, sorted on three radix passes) only for millions of points, which
 /// the other tests never reach. With CUZK_SMALL=1 (memcheck) only up to 18 bits: a 22-bit
-/// window allocates about 10 GB of buckets whatever the size. Windows outside 4 to 22 bits
+/// window allocates about 5 GB of buckets whatever the size. Windows outside 4 to 22 bits
 /// are refused.
 #[test]
 fn msm_with_forced_windows_matches_the_cpu() {

@@ -28,7 +28,7 @@ const _: () = {
 };
 
 /// The error for an MSM given more scalars than points.
-fn check_lengths(points: usize, scalars: usize) -> Result<(), CudaError> {
+pub(crate) fn check_lengths(points: usize, scalars: usize) -> Result<(), CudaError> {
     if points < scalars {
         return Err(CudaError::InvalidArgument(format!(
             "MSM of {scalars} scalars over only {points} points"
@@ -42,7 +42,7 @@ fn check_lengths(points: usize, scalars: usize) -> Result<(), CudaError> {
 pub const WINDOW_BITS: std::ops::RangeInclusive<u32> = 4..=22;
 
 /// A forced window size as the C library takes it: 0 for the planned window.
-fn check_window(window_bits: Option<u32>) -> Result<u32, CudaError> {
+pub(crate) fn check_window(window_bits: Option<u32>) -> Result<u32, CudaError> {
     match window_bits {
         None => Ok(0),
         Some(c) if WINDOW_BITS.contains(&c) => Ok(c),

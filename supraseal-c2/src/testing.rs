@@ -258,12 +258,8 @@ pub fn msm_g1_with_window(
     window_bits: u32,
 ) -> Result<G1Projective, CudaError> {
     let n = scalars.len();
-    if points.len() < n || !crate::msm::WINDOW_BITS.contains(&window_bits) {
-        return Err(CudaError::InvalidArgument(format!(
-            "MSM of {n} scalars over {} points with {window_bits}-bit windows",
-            points.len()
-        )));
-    }
+    crate::msm::check_lengths(points.len(), n)?;
+    let window_bits = crate::msm::check_window(Some(window_bits))?;
     let mut out = G1Projective::identity();
     // SAFETY: `points` and `scalars` are valid for reads of `n` elements in the cuzk_*
     // layouts (blstrs' types are blst's, as msm.rs asserts); `out` is one projective point.

@@ -143,28 +143,20 @@ struct alignas(16) mont_t {
         t[N] = ptx::madc_hi(a[N - 1], b, t[N]);  // no carry out, by the caller's bound
     }
 
-    // e += x[j] * y at limb pairs (j, j+1) for even j (one carry chain), its carry into e[N].
-    __device__ __forceinline__ static void even_row(uint32_t (&e)[N + 2], const uint32_t (&x)[N], uint32_t y) {
-        e[0] = ptx::mad_lo_cc(x[0], y, e[0]);
-        e[1] = ptx::madc_hi_cc(x[0], y, e[1]);
+    // acc += x[j] * y at limb pairs (j, j+1) for j = FIRST, FIRST + 2, ... below N, as one carry
+    // chain whose carry goes into acc[N + FIRST]: FIRST 0 adds the even-indexed limbs'
+    // products (operator*'s E, N+1 limbs), FIRST 1 the odd-indexed ones' (its O, N+2 limbs).
+    template <int FIRST>
+    __device__ __forceinline__ static void mac_pairs(uint32_t (&acc)[N + 2], const uint32_t (&x)[N], uint32_t y) {
+        static_assert(FIRST == 0 || FIRST == 1, "even or odd limbs");
+        acc[FIRST] = ptx::mad_lo_cc(x[FIRST], y, acc[FIRST]);
+        acc[FIRST + 1] = ptx::madc_hi_cc(x[FIRST], y, acc[FIRST + 1]);
 #pragma unroll
-        for (int j = 2; j < N; j += 2) {
-            e[j] = ptx::madc_lo_cc(x[j], y, e[j]);
-            e[j + 1] = ptx::madc_hi_cc(x[j], y, e[j + 1]);
+        for (int j = FIRST + 2; j < N; j += 2) {
+            acc[j] = ptx::madc_lo_cc(x[j], y, acc[j]);
+            acc[j + 1] = ptx::madc_hi_cc(x[j], y, acc[j + 1]);
         }
-        e[N] = ptx::addc(e[N], 0);
-    }
-
-    // o += x[j] * y at limb pairs (j, j+1) for odd j (one carry chain), its carry into o[N+1].
-    __device__ __forceinline__ static void odd_row(uint32_t (&o)[N + 2], const uint32_t (&x)[N], uint32_t y) {
-        o[1] = ptx::mad_lo_cc(x[1], y, o[1]);
-        o[2] = ptx::madc_hi_cc(x[1], y, o[2]);
-#pragma unroll
-        for (int j = 3; j < N; j += 2) {
-            o[j] = ptx::madc_lo_cc(x[j], y, o[j]);
-            o[j + 1] = ptx::madc_hi_cc(x[j], y, o[j + 1]);
-        }
-        o[N + 1] = ptx::addc(o[N + 1], 0);
+        acc[N + FIRST] = ptx::addc(acc[N + FIRST], 0);
     }
 
     // One Montgomery reduction step: t += m * p with m chosen so that t[0] becomes 0,
@@ -203,14 +195,14 @@ struct alignas(16) mont_t {
 #pragma unroll
         for (int i = 0; i < N; i++) {
             const uint32_t bi = b.l[i];
-            even_row(e, a.l, bi);
-            odd_row(o, a.l, bi);
+            mac_pairs<0>(e, a.l, bi);
+            mac_pairs<1>(o, a.l, bi);
             const uint32_t m = (e[0] + o[0] + cin) * P::m0;
             uint32_t pl[N];
 #pragma unroll
             for (int j = 0; j < N; j++) pl[j] = P::p(j);
-            even_row(e, pl, m);
-            odd_row(o, pl, m);
+            mac_pairs<0>(e, pl, m);
+            mac_pairs<1>(o, pl, m);
             // Limb 0 now sums to 0 or 2^32: the carry is 1 unless all three are zero.
             cin = (e[0] | o[0] | cin) != 0;
             uint32_t shifted_e[N + 2], shifted_o[N + 2];

@@ -9,18 +9,19 @@ window_plan_t plan_of_bits(uint32_t c) { return {c, (SCALAR_BITS + c - 1) / c}; 
 
 window_plan_t plan_windows(size_t n) {
     // Cost model in mixed-addition units, per window of c bits:
-    //   - the n accumulations into buckets;
+    //   - the n accumulations into buckets (chunked: the same cost per addition at any c);
     //   - the digits and their radix sort, about 0.05 n per pass of 8 key bits (on the H200 a
-    //     pass over 2^26 pairs took about 1.7 ms, the time of 3 M additions at 1.8 G/s);
-    //   - the reduction of H = 2^(c-1) buckets: two full additions (about 1.4 mixed ones each)
-    //     per bucket and the segments' small multiples, about 3.3 per bucket, 1.65 * 2^c.
-    // c is the cheapest in [MIN_WINDOW, PLAN_MAX_WINDOW] (see there for why not wider).
+    //     pass over 2^26 pairs took about 1.5 ms, the time of 3 M additions at 2.2 G/s);
+    //   - per bucket of the H = 2^(c-1): the reduction's two full additions and the segments'
+    //     small multiples, and the crossing buckets' partials, about 5.2 additions per bucket
+    //     (the 22-bit reduction of 2^26 points took 51.8 ms for 25 M buckets), 2.6 * 2^c.
+    // c is the cheapest in [MIN_WINDOW, PLAN_MAX_WINDOW].
     window_plan_t best = plan_of_bits(MIN_WINDOW);
     double best_cost = -1;
     for (uint32_t c = MIN_WINDOW; c <= PLAN_MAX_WINDOW; c++) {
         const window_plan_t plan = plan_of_bits(c);
         const double passes = double((c + 7) / 8);
-        const double cost = double(plan.windows) * (double(n) * (1.0 + 0.05 * passes) + 1.65 * double(size_t(1) << c));
+        const double cost = double(plan.windows) * (double(n) * (1.0 + 0.05 * passes) + 2.6 * double(size_t(1) << c));
         if (best_cost < 0 || cost < best_cost) {
             best = plan;
             best_cost = cost;

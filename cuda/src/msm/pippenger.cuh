@@ -15,24 +15,33 @@
 //   1. per window: each scalar's digit (from its Montgomery form, made canonical in registers,
 //      with the carry chain recomputed up to the window) as a sort key |d|, and the point
 //      index with the sign in bit 31 as the value; CUB's radix sort on the c key bits groups
-//      every bucket's points; the start and end of every bucket's run are recorded;
-//   2. bucket sums (all windows at once): each bucket's run is cut into pieces of at most
-//      PIECE points, one thread per piece sums it with mixed additions into an XYZZ
-//      accumulator; while a bucket may still have more than PIECE pieces, its pieces are
-//      summed in groups of PIECE, one thread per group (a tree of fan-in PIECE); then one
-//      thread per bucket adds its at most PIECE pieces;
-//   3. bucket reduction: each window's buckets are split into segments of SEG buckets; one
+//      every bucket's points; a binary search per digit records where each digit's run ends
+//      (run_end, nondecreasing, so a run's start is its predecessor's end);
+//   2. bucket sums (all windows at once): each window's sorted points are cut into chunks of
+//      CHUNK consecutive entries, whatever the buckets, and one thread per chunk adds its
+//      points with mixed additions into an XYZZ accumulator, closing the accumulator at every
+//      bucket boundary. A bucket whose run lies inside one chunk is complete there and written
+//      straight to its slot; a run that crosses a chunk boundary leaves one partial sum in
+//      each chunk it touches (the chunk's "head" when the run began before the chunk, its
+//      "tail" when the run continues after it). Every thread does CHUNK additions, so a warp
+//      never waits for its longest bucket, however the scalars fall into buckets;
+//   3. the partial sums: a crossing bucket's partials are one contiguous range (heads and
+//      tails are interleaved, and a chunk inside the run has an empty tail); one thread per
+//      bucket sums those with at most PIECE partials, and the others are summed in groups of
+//      PIECE, one thread per group, round after round, each bucket completed as soon as it has
+//      at most PIECE left (a tree of fan-in PIECE: many equal scalars make one bucket span
+//      every chunk);
+//   4. bucket reduction: each window's buckets are split into segments of SEG buckets; one
 //      thread per segment forms sum d B_d over its segment by running sums and one small
 //      multiple; the segment results are summed per window;
-//   4. one thread combines the windows by Horner's rule (c doublings, one addition per window)
+//   5. one thread combines the windows by Horner's rule (c doublings, one addition per window)
 //      and writes blst's Jacobian form.
-// The pieces and their groups keep a bucket holding a large share of the points (many equal
-// scalars) from serializing on one thread: no thread adds more than PIECE terms, whatever the
-// distribution of the scalars.
+// No thread adds more than CHUNK points or PIECE partials, whatever the distribution of the
+// scalars.
 //
 // Window size: the plan (plan_windows) weighs the n additions per window against the
-// reduction's 2^(c-1) buckets per window, up to 16 bits; windows up to 22 bits (three 8-bit
-// radix passes) can be forced, for tests and for the comparisons that keep the plan honest.
+// reduction's 2^(c-1) buckets per window, up to 22 bits (three 8-bit radix passes); any window
+// from 4 to 22 bits can be forced, for tests and for the comparisons that keep the plan honest.
 // Each stage's buffers are freed, stream-ordered, as soon as the next stage no longer needs
 // them, so the scratch peak is the largest stage, not their sum.
 #pragma once
@@ -50,18 +59,22 @@ namespace cuzk::msm {
 constexpr uint32_t SCALAR_BITS = 256;  // r < 2^255, plus one bit for the last signed carry
 constexpr uint32_t MIN_WINDOW = 4;
 constexpr uint32_t MAX_WINDOW = 22;    // sort keys of at most 22 bits (three radix-sort passes)
-// The widest window the plan takes. Wider ones (up to MAX_WINDOW, forced by tests and
-// benchmarks) do fewer additions but were slower at every size measured on the H200
-// (2026-12-04, bench_msm --windows: 2^24 143.8 ms at 16 bits, 172.4 at 20; 2^26 530.7 at 16,
-// 526.3 at 18, 628.6 at 22): with millions of buckets the pieces are short, the rounds of
-// groups copy every bucket and the reduction grows, so each addition costs more.
-constexpr uint32_t PLAN_MAX_WINDOW = 16;
+// The widest window the plan takes. While each bucket was summed by its own threads, windows
+// wider than 16 bits were slower at every size (bench_msm --windows on the H200, 2026-12-04:
+// 2^26 530.7 ms at 16 bits, 628.6 at 22): with millions of buckets the runs were short and
+// uneven, and warps waited for their longest one. With chunks of equal length (step 2) the
+// bucket sums of 2^26 points took 469 ms at 16 bits, 413 at 20 and 395 at 22 (the same day,
+// later), so the plan weighs the whole range; at 22 bits the reduction of 25 M buckets
+// (51 ms) eats the gain at 2^26; the plan takes 20 bits for 2^24 to 2^26 points and 22
+// from 2^27 (the H MSM of a 32 GiB PoRep or WindowPoSt partition: 0.916 s at 2^27).
+constexpr uint32_t PLAN_MAX_WINDOW = MAX_WINDOW;
 constexpr uint32_t SIGN_BIT = 0x80000000u;
 
 namespace {
 
-constexpr uint32_t SEG = 64;    // buckets per reduction segment
-constexpr uint32_t PIECE = 64;  // most points one thread sums into a bucket
+constexpr uint32_t SEG = 64;     // buckets per reduction segment
+constexpr uint32_t CHUNK = 128;  // sorted points one thread adds (step 2)
+constexpr uint32_t PIECE = 64;   // most partial sums one thread adds (step 3)
 
 // Bits [bit, bit + c) of a canonical scalar (bit % 32 + c <= 31 + MAX_WINDOW < 64, so at most
 // two 32-bit limbs; bits at or above 256 read as zeros).
@@ -89,19 +102,23 @@ __global__ void digit_kernel(const fr_t* scalars, size_t n, uint32_t w, uint32_t
     vals[i] = uint32_t(i) | (neg ? SIGN_BIT : 0);
 }
 
-// Records where each key's run starts and ends in the sorted keys (keys with no run keep the
-// zeros they were cleared to, i.e. empty).
-__global__ void bounds_kernel(const uint32_t* keys, size_t n, uint32_t* start, uint32_t* end) {
-    const size_t j = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    if (j >= n) return;
-    const uint32_t k = keys[j];
-    if (j == 0 || keys[j - 1] != k) start[k] = uint32_t(j);
-    if (j + 1 == n || keys[j + 1] != k) end[k] = uint32_t(j + 1);
+// run_end[d] = the number of sorted keys <= d, for every digit d <= half: where digit d's run
+// ends (and digit d + 1's begins). One thread per digit, a binary search each, so empty runs
+// need no special case and run_end is nondecreasing with run_end[half] = n.
+__global__ void run_end_kernel(const uint32_t* sorted_keys, size_t n, uint32_t half, uint32_t* run_end) {
+    const size_t d = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    if (d > half) return;
+    size_t lo = 0, hi = n;  // the first index whose key exceeds d lies in [lo, hi]
+    while (lo < hi) {
+        const size_t mid = (lo + hi) / 2;
+        if (sorted_keys[mid] <= d) lo = mid + 1; else hi = mid;
+    }
+    run_end[d] = uint32_t(lo);
 }
 
-// Bucket t (0 <= t < windows * half) is digit t % half + 1 of window t / half; its run is key
-// slot window * (half + 1) + digit of start/end (slot 0 of every window holds the zero digits,
-// which contribute nothing and get no bucket).
+// Bucket t (0 <= t < windows * half) is digit t % half + 1 of window t / half; its run in the
+// window's sorted values is [run_end[slot - 1], run_end[slot]) with slot = slot_of(t, half)
+// (slot 0 of every window holds the zero digits, which contribute nothing and get no bucket).
 __device__ __forceinline__ size_t slot_of(size_t t, uint32_t half) {
     return (t / half) * (half + 1) + t % half + 1;
 }
@@ -117,59 +134,95 @@ __device__ __forceinline__ size_t owner_of(const uint32_t* offset, size_t total,
     return lo;
 }
 
-// Bucket sums are split into pieces of at most PIECE points, so that a bucket holding many
-// points (equal scalars) is spread over many threads instead of one: count_kernel gives each
-// bucket's piece count, an exclusive scan gives each bucket's first piece, piece_kernel sums
-// one piece per thread by mixed additions, and bucket_kernel adds up each bucket's pieces.
-__global__ void count_kernel(const uint32_t* start, const uint32_t* end, uint32_t half, size_t total,
-                             uint32_t* count) {
-    const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    if (t >= total) return;
-    const size_t slot = slot_of(t, half);
-    count[t] = (end[slot] - start[slot] + PIECE - 1) / PIECE;
-}
-
-// Thread p handles piece p; its bucket is the last one whose first piece is <= p (buckets
-// with no pieces share their successor's offset and are skipped by this search). Threads
-// past the total (launched for the upper bound, so that no count returns to the host) exit.
+// Thread t sums chunk t: entries [j0, j1) of window w's sorted values, j0 = (t % per_window) *
+// CHUNK. It walks the digits' runs as it goes; each run's part inside the chunk (a segment)
+// goes to the bucket itself when the run lies inside the chunk, to partials[2t] (the head)
+// when the run began before the chunk, and to partials[2t + 1] (the tail) when it began inside
+// the chunk and continues after it; a tail nobody wrote is set to infinity, so that a crossing
+// bucket's partials form the range [2 ks + 1, 2 ke + 1) of its first and last chunks ks, ke.
 template <class G>
-__global__ void __launch_bounds__(128) piece_kernel(const typename G::affine* __restrict__ points,
+__global__ void __launch_bounds__(128) chunk_kernel(const typename G::affine* __restrict__ points,
                                                     const uint32_t* __restrict__ sorted_vals, size_t n,
-                                                    const uint32_t* start, const uint32_t* end, const uint32_t* count,
-                                                    const uint32_t* offset, uint32_t half, size_t total_buckets,
-                                                    typename G::xyzz* pieces) {
+                                                    const uint32_t* __restrict__ run_end, uint32_t half,
+                                                    size_t per_window, size_t total_chunks,
+                                                    typename G::xyzz* buckets, typename G::xyzz* partials) {
     using xyzz_t = typename G::xyzz;
     using affine_t = typename G::affine;
-    const size_t p = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    const size_t total_pieces = size_t(offset[total_buckets - 1]) + count[total_buckets - 1];
-    if (p >= total_pieces) return;
-    const size_t t = owner_of(offset, total_buckets, p), slot = slot_of(t, half);
-    const uint32_t* vals = sorted_vals + (t / half) * n;
-    const uint32_t first = start[slot] + uint32_t(p - offset[t]) * PIECE;
-    const uint32_t last = min(end[slot], first + PIECE);
+    const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    if (t >= total_chunks) return;
+    const size_t w = t / per_window;
+    const uint32_t j0 = uint32_t((t - w * per_window) * CHUNK);
+    const uint32_t j1 = uint32_t(min(size_t(j0) + CHUNK, n));
+    const uint32_t* ends = run_end + w * (half + 1);
+    const uint32_t* vals = sorted_vals + w * n;
+    xyzz_t* window_buckets = buckets + w * half;
+
+    // The digit whose run holds j0: the first with run_end > j0 (run_end[half] = n > j0).
+    uint32_t lo = 0, hi = half;
+    while (lo < hi) {
+        const uint32_t mid = (lo + hi) / 2;
+        if (ends[mid] > j0) hi = mid; else lo = mid + 1;
+    }
+    uint32_t d = lo, d_end = ends[d];
+    bool tail_written = false;
+    // Ends digit d's segment (non-empty: the walk only enters a digit at one of its entries).
+    auto close = [&](const xyzz_t& acc) {
+        if (d == 0) return;
+        if (ends[d - 1] < j0) {
+            partials[2 * t] = acc;
+        } else if (d_end > j1) {
+            partials[2 * t + 1] = acc;
+            tail_written = true;
+        } else {
+            window_buckets[d - 1] = acc;
+        }
+    };
     // The points are scattered over the whole vector (an HBM read each): the next one is
     // loaded before the current addition, so that its latency hides behind the arithmetic.
     xyzz_t acc = xyzz_t::inf();
-    uint32_t v = first < last ? vals[first] : 0;
-    affine_t next = first < last ? points[v & ~SIGN_BIT] : affine_t::inf();
-    for (uint32_t j = first; j < last; j++) {
+    uint32_t v = vals[j0];
+    affine_t next = points[v & ~SIGN_BIT];
+    for (uint32_t j = j0; j < j1; j++) {
         const uint32_t cur_v = v;
         affine_t q = next;
-        if (j + 1 < last) {
+        if (j + 1 < j1) {
             v = vals[j + 1];
             next = points[v & ~SIGN_BIT];
         }
-        if (cur_v & SIGN_BIT) q.y = q.y.neg();  // -(x, y) = (x, -y); infinity (0, 0) stays put
-        acc = acc.add_affine(q);
+        if (j >= d_end) {
+            close(acc);
+            acc = xyzz_t::inf();
+            do d_end = ends[++d]; while (d_end <= j);  // skips empty runs
+        }
+        if (d != 0) {
+            if (cur_v & SIGN_BIT) q.y = q.y.neg();  // -(x, y) = (x, -y); infinity (0, 0) stays put
+            acc = acc.add_affine(q);
+        }
     }
-    pieces[p] = acc;
+    close(acc);
+    if (!tail_written) partials[2 * t + 1] = xyzz_t::inf();
 }
 
-// Groups of at most PIECE pieces per bucket: count[t] pieces make ceil(count[t] / PIECE).
+// The partials of every bucket whose run crosses a chunk boundary: count[t] of them from
+// partials[offset[t]] (see chunk_kernel); 0 for the others, which chunk_kernel completed or
+// which are empty.
+__global__ void crossing_kernel(const uint32_t* run_end, uint32_t half, size_t per_window, size_t total,
+                                uint32_t* count, uint32_t* offset) {
+    const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    if (t >= total) return;
+    const size_t slot = slot_of(t, half), w = t / half;
+    const uint32_t s = run_end[slot - 1], e = run_end[slot];
+    const uint32_t ks = s / CHUNK, ke = e > s ? (e - 1) / CHUNK : ks;
+    count[t] = 2 * (ke - ks);
+    offset[t] = uint32_t(2 * (w * per_window + ks) + 1);
+}
+
+// Groups of at most PIECE partials for the buckets with more than PIECE: count[t] partials
+// make ceil(count[t] / PIECE); the others have none (finish_kernel completed them).
 __global__ void group_count_kernel(const uint32_t* count, size_t total, uint32_t* groups) {
     const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (t >= total) return;
-    groups[t] = (count[t] + PIECE - 1) / PIECE;
+    groups[t] = count[t] > PIECE ? (count[t] + PIECE - 1) / PIECE : 0;
 }
 
 // Thread g sums group g: pieces offset[t] + k*PIECE ... of its bucket t, at most PIECE of
@@ -189,14 +242,23 @@ __global__ void __launch_bounds__(128) regroup_kernel(const X* pieces, const uin
     groups[g] = acc;
 }
 
+// Completes the crossing buckets with at most PIECE partials left (count[t] of them at
+// offset[t]): their sum goes to the bucket, and the next round gives them no group. With
+// `mark_empty` (the first call), empty buckets are set to infinity as well.
 template <class X>
-__global__ void __launch_bounds__(128) bucket_kernel(const X* pieces, const uint32_t* count,
-                                                     const uint32_t* offset, size_t total, X* buckets) {
+__global__ void __launch_bounds__(128) finish_kernel(const X* pieces, const uint32_t* count, const uint32_t* offset,
+                                                     const uint32_t* run_end, uint32_t half, size_t total,
+                                                     bool mark_empty, X* buckets) {
     const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (t >= total) return;
-    X acc = X::inf();
-    for (uint32_t k = 0; k < count[t]; k++) acc = acc.add(pieces[offset[t] + k]);
-    buckets[t] = acc;
+    const size_t slot = slot_of(t, half);
+    if (run_end[slot - 1] == run_end[slot]) {
+        if (mark_empty) buckets[t] = X::inf();
+    } else if (count[t] > 0 && count[t] <= PIECE) {
+        X acc = X::inf();
+        for (uint32_t k = 0; k < count[t]; k++) acc = acc.add(pieces[offset[t] + k]);
+        buckets[t] = acc;
+    }
 }
 
 // k * p for 0 < k < 2^32, by double-and-add from the top set bit.
@@ -212,10 +274,13 @@ __device__ X mul_small(const X& p, uint32_t k) {
 
 // One thread per segment of `len` buckets; bucket j of a window holds digit j + 1, so the
 // segment starting at j = a contributes sum_j (j + 1) B_j = sum_j (j - a) B_j + (a + 1) sum_j B_j:
-// running sums from the top give the first term, one small multiple the second.
+// running sums from the top give the first term (out), and the segment's sum (sums) is
+// multiplied by a + 1 in scale_kernel. Kept apart because the double-and-add loop inlined
+// here made ptxas spill 552 bytes a thread (332 without it; sm_90, nvcc 13.0). The reduction
+// took the same time either way on the H200 (51-52 ms for 25 M buckets).
 template <class X>
 __global__ void __launch_bounds__(128) segment_kernel(const X* buckets, uint32_t half, uint32_t len,
-                                                      size_t total_segments, X* out) {
+                                                      size_t total_segments, X* out, X* sums) {
     const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (t >= total_segments) return;
     const size_t per_window = half / len;
@@ -227,9 +292,18 @@ __global__ void __launch_bounds__(128) segment_kernel(const X* buckets, uint32_t
         running = running.add(b[d]);
         acc = acc.add(running);
     }
-    running = running.add(b[0]);
-    acc = acc.add(a == 0 ? running : mul_small(running, a + 1));
+    sums[t] = running.add(b[0]);
     out[t] = acc;
+}
+
+// out[t] += (a + 1) * sums[t] for segment t, which starts at bucket a of its window.
+template <class X>
+__global__ void __launch_bounds__(128) scale_kernel(const X* sums, uint32_t half, uint32_t len,
+                                                    size_t total_segments, X* out) {
+    const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    if (t >= total_segments) return;
+    const uint32_t a = uint32_t((t % (half / len)) * len);
+    out[t] = out[t].add(mul_small(sums[t], a + 1));
 }
 
 // Horner over the window sums, top window first; writes the Jacobian result.
@@ -246,9 +320,19 @@ __global__ void combine_kernel(const X* windows, uint32_t num_windows, uint32_t 
 
 }  // namespace
 
+// Chunks of CHUNK sorted entries per window, and the partial sums they leave (a head and a
+// tail each).
+inline size_t chunks_per_window(size_t n) { return (n + CHUNK - 1) / CHUNK; }
+
+// An upper bound of the groups the next round of step 3 makes from `level` partials: only
+// buckets with more than PIECE partials get groups, ceil(count / PIECE) <= count / PIECE + 1
+// each, and there are fewer than level / (PIECE + 1) + 1 of them.
+inline size_t next_level(size_t level) { return level / PIECE + level / (PIECE + 1) + 1; }
+
 // The most scratch memory msm_device holds at once. It frees each stage's buffers once the
 // next stage no longer needs them, so the peak is the largest stage, not the sum: with wide
-// windows (millions of buckets) the piece sums and the rounds of groups dominate.
+// windows (millions of buckets) the buckets themselves dominate, which chunk_kernel writes
+// and the later stages keep.
 template <class G>
 size_t msm_scratch_bytes(size_t n, uint32_t window_bits) {
     using xyzz_t = typename G::xyzz;
@@ -262,28 +346,27 @@ size_t msm_scratch_bytes(size_t n, uint32_t window_bits) {
                                                     static_cast<uint32_t*>(nullptr), int(n), 0, int(c)));
     CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<uint32_t*>(nullptr),
                                                   static_cast<uint32_t*>(nullptr), int(buckets)));
-    const size_t runs = 2 * w * (half + 1) * 4;        // run starts and ends
-    const size_t sorted_vals = n * w * 4;              // every window's sorted values
-    const size_t counts = 2 * buckets * 4 + scan_bytes;  // piece counts, offsets, scan temp
-    size_t level = n * w / PIECE + buckets;            // pieces (an upper bound)
+    const size_t runs = w * (half + 1) * 4;           // run ends
+    const size_t sorted_vals = n * w * 4;             // every window's sorted values
+    const size_t counts = 2 * buckets * 4 + scan_bytes;  // partial counts, offsets, scan temp
+    size_t level = 2 * w * chunks_per_window(n);      // heads and tails
     // 1. digits and sorts: keys, values, sorted keys, the sort's temp, the sorted values, runs.
     size_t peak = 3 * n * 4 + sort_bytes + sorted_vals + runs;
-    // 2. piece sums: the sorted values and runs, the counts, the pieces.
-    peak = std::max(peak, sorted_vals + runs + counts + level * x);
+    // 2. chunk sums: the sorted values, runs, buckets and partials; then the counts.
+    peak = std::max(peak, sorted_vals + runs + (buckets + level) * x);
+    peak = std::max(peak, runs + counts + (buckets + level) * x);
     // 3. rounds of groups (see msm_device): each level beside the one it is made from, and a
     //    second pair of count and offset arrays.
     size_t group_counts = 0;
-    for (size_t most = (n + PIECE - 1) / PIECE; most > PIECE; most = (most + PIECE - 1) / PIECE) {
+    for (size_t most = 2 * chunks_per_window(n); most > PIECE; most = (most + PIECE - 1) / PIECE) {
         group_counts = 2 * buckets * 4;
-        const size_t next = level / PIECE + buckets;
-        peak = std::max(peak, counts + group_counts + (level + next) * x);
+        const size_t next = next_level(level);
+        peak = std::max(peak, runs + counts + group_counts + (buckets + level + next) * x);
         level = next;
     }
-    // 4. bucket sums: the last level and the buckets.
-    peak = std::max(peak, counts + group_counts + (level + buckets) * x);
-    // 5. reduction: the buckets, the segments and their row sums.
+    // 4. reduction: the buckets, the segments and their sums, then the segments' row sums.
     const size_t segments = w * (half / std::min<size_t>(SEG, half));
-    peak = std::max(peak, (buckets + 2 * segments) * x);
+    peak = std::max(peak, (buckets + 3 * segments) * x);
     return peak + (size_t(32) << 20);  // pool rounding of about 16 allocations
 }
 
@@ -317,9 +400,7 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
 
     dev_ptr_t<uint32_t> keys(n, stream), vals(n, stream), sorted_keys(n, stream);
     dev_ptr_t<uint32_t> sorted_vals(n * num_windows, stream);
-    dev_ptr_t<uint32_t> start(slots, stream), end(slots, stream);
-    CUZK_CUDA_CHECK(cudaMemsetAsync(start, 0, start.bytes(), stream));
-    CUZK_CUDA_CHECK(cudaMemsetAsync(end, 0, end.bytes(), stream));
+    dev_ptr_t<uint32_t> run_end(slots, stream);
 
     size_t temp_bytes = 0;
     CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys.get(), sorted_keys.get(), vals.get(),
@@ -332,8 +413,7 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
         size_t bytes = temp_bytes;
         CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(), bytes, keys.get(), sorted_keys.get(), vals.get(),
                                                         sorted_vals.get() + w * n, int(n), 0, int(c), stream));
-        bounds_kernel<<<blocks_for(n, T), T, 0, stream>>>(sorted_keys, n, start.get() + w * (half + 1),
-                                                           end.get() + w * (half + 1));
+        run_end_kernel<<<blocks_for(half + 1, T), T, 0, stream>>>(sorted_keys, n, half, run_end.get() + w * (half + 1));
         CUZK_LAUNCH_CHECK();
     }
     if (profile) profile->sorted.record(stream);
@@ -342,40 +422,45 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     sorted_keys.release();
     temp.release();
 
-    dev_ptr_t<uint32_t> count(total_buckets, stream), offset(total_buckets, stream);
-    count_kernel<<<blocks_for(total_buckets, T), T, 0, stream>>>(start, end, half, total_buckets, count);
-    CUZK_LAUNCH_CHECK();
-    size_t scan_bytes = 0;
-    CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, count.get(), offset.get(), int(total_buckets),
-                                                  stream));
-    dev_ptr_t<uint8_t> scan_temp(std::max<size_t>(scan_bytes, 1), stream);
-    CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp.get(), scan_bytes, count.get(), offset.get(),
-                                                  int(total_buckets), stream));
-    // Each bucket has at most ceil(size / PIECE) <= size / PIECE + 1 pieces.
-    const size_t max_pieces = n * num_windows / PIECE + total_buckets;
-    dev_ptr_t<xyzz_t> pieces(max_pieces, stream);
-    piece_kernel<G><<<blocks_for(max_pieces, 128), 128, 0, stream>>>(d_points, sorted_vals, n, start, end, count, offset,
-                                                                  half, total_buckets, pieces);
+    // Step 2: every chunk's points, into the buckets they complete and the partials of the
+    // buckets that cross chunk boundaries.
+    const size_t per_window = chunks_per_window(n), total_chunks = num_windows * per_window;
+    dev_ptr_t<xyzz_t> buckets(total_buckets, stream);
+    dev_ptr_t<xyzz_t> pieces(2 * total_chunks, stream);
+    chunk_kernel<G><<<blocks_for(total_chunks, 128), 128, 0, stream>>>(d_points, sorted_vals, n, run_end, half,
+                                                                      per_window, total_chunks, buckets, pieces);
     CUZK_LAUNCH_CHECK();
     sorted_vals.release();
-    start.release();
-    end.release();
-    // A bucket may have up to ceil(n / PIECE) pieces (a window whose n digits are all equal):
-    // group them by PIECE until at most PIECE are left per bucket. The bound is known here, the
-    // real counts only on the device: with random scalars every bucket has a few pieces and
-    // the rounds after the first only copy one accumulator per bucket.
+
+    // Step 3: the crossing buckets' partials. Buckets with at most PIECE are summed at once;
+    // a bucket may span every chunk of its window (2 * per_window partials, when all n digits
+    // are equal), so the others are grouped by PIECE, round after round, each round's groups
+    // again summed at once where at most PIECE are left. The bound on the rounds is known
+    // here, the real counts only on the device: with random scalars every crossing bucket is
+    // done before the first round, whose kernels then find nothing to do.
+    dev_ptr_t<uint32_t> count(total_buckets, stream), offset(total_buckets, stream);
+    crossing_kernel<<<blocks_for(total_buckets, T), T, 0, stream>>>(run_end, half, per_window, total_buckets, count,
+                                                                    offset);
+    CUZK_LAUNCH_CHECK();
     dev_ptr_t<uint32_t> group_count, group_offset;
-    size_t most = (n + PIECE - 1) / PIECE, level_size = max_pieces;
+    dev_ptr_t<uint8_t> scan_temp;
+    size_t most = 2 * per_window, level_size = 2 * total_chunks, scan_bytes = 0;
+    finish_kernel<xyzz_t><<<blocks_for(total_buckets, 128), 128, 0, stream>>>(pieces, count, offset, run_end, half,
+                                                                              total_buckets, true, buckets);
+    CUZK_LAUNCH_CHECK();
     if (most > PIECE) {
         group_count = dev_ptr_t<uint32_t>(total_buckets, stream);
         group_offset = dev_ptr_t<uint32_t>(total_buckets, stream);
+        CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, group_count.get(), group_offset.get(),
+                                                      int(total_buckets), stream));
+        scan_temp = dev_ptr_t<uint8_t>(std::max<size_t>(scan_bytes, 1), stream);
     }
     for (; most > PIECE; most = (most + PIECE - 1) / PIECE) {
         group_count_kernel<<<blocks_for(total_buckets, T), T, 0, stream>>>(count, total_buckets, group_count);
         CUZK_LAUNCH_CHECK();
         CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp.get(), scan_bytes, group_count.get(),
                                                       group_offset.get(), int(total_buckets), stream));
-        level_size = level_size / PIECE + total_buckets;  // each bucket's groups <= pieces / PIECE + 1
+        level_size = next_level(level_size);
         dev_ptr_t<xyzz_t> next(level_size, stream);
         regroup_kernel<xyzz_t><<<blocks_for(level_size, 128), 128, 0, stream>>>(
             pieces, count, offset, group_count, group_offset, total_buckets, next);
@@ -383,28 +468,34 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
         pieces = std::move(next);
         std::swap(count, group_count);
         std::swap(offset, group_offset);
+        finish_kernel<xyzz_t><<<blocks_for(total_buckets, 128), 128, 0, stream>>>(
+            pieces, count, offset, run_end, half, total_buckets, false, buckets);
+        CUZK_LAUNCH_CHECK();
     }
-    dev_ptr_t<xyzz_t> buckets(total_buckets, stream);
-    bucket_kernel<xyzz_t><<<blocks_for(total_buckets, 128), 128, 0, stream>>>(pieces, count, offset, total_buckets, buckets);
-    CUZK_LAUNCH_CHECK();
     pieces.release();
     count.release();
     offset.release();
     group_count.release();
     group_offset.release();
     scan_temp.release();
+    run_end.release();
     if (profile) profile->summed.record(stream);
 
     const uint32_t seg_len = std::min<uint32_t>(SEG, half);
-    const size_t per_window = half / seg_len;
-    const size_t total_segments = num_windows * per_window;
-    dev_ptr_t<xyzz_t> segments(total_segments, stream);
+    const size_t segs_per_window = half / seg_len;
+    const size_t total_segments = num_windows * segs_per_window;
+    dev_ptr_t<xyzz_t> segments(total_segments, stream), segment_sums(total_segments, stream);
     segment_kernel<xyzz_t><<<blocks_for(total_segments, 128), 128, 0, stream>>>(buckets, half, seg_len, total_segments,
-                                                                        segments);
+                                                                        segments, segment_sums);
     CUZK_LAUNCH_CHECK();
+    scale_kernel<xyzz_t><<<blocks_for(total_segments, 128), 128, 0, stream>>>(segment_sums, half, seg_len,
+                                                                      total_segments, segments);
+    CUZK_LAUNCH_CHECK();
+    segment_sums.release();
+    buckets.release();
 
     dev_ptr_t<xyzz_t> scratch_a, scratch_b;
-    const xyzz_t* windows = reduce_rows<xyzz_t>(segments, num_windows, per_window, scratch_a, scratch_b, stream);
+    const xyzz_t* windows = reduce_rows<xyzz_t>(segments, num_windows, segs_per_window, scratch_a, scratch_b, stream);
     combine_kernel<xyzz_t><<<1, 32, 0, stream>>>(windows, num_windows, c, d_out);
     CUZK_LAUNCH_CHECK();
     if (profile) profile->done.record(stream);

@@ -227,12 +227,8 @@ fn main() -> ExitCode {
     let mut placements = vec![G2Placement::Auto];
     let mut cases: Vec<(String, u32)> = Vec::new();
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let report = match JsonReport::from_args(&mut args) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
+    let Ok(report) = JsonReport::from_args(&mut args).inspect_err(|e| eprintln!("{e}")) else {
+        return ExitCode::FAILURE;
     };
     let (mut params_file, mut proof_out) = (None, None);
     let mut args = args.into_iter();

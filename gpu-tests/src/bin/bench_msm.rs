@@ -9,8 +9,8 @@
 //!
 //! Usage: `bench_msm [--json FILE] [--windows C,C,...] [log_n ...] [g2:log_n ...]` (default:
 //! 20 22 24 26 g2:20 g2:24; batch addition at the largest G1 size; no G2 MSM unless asked when
-//! G1 sizes are given). `--windows` also times the G1 MSM at every size with each of those
-//! window sizes forced (4 to 22 bits), beside the planned one, so that one run compares
+//! G1 sizes are given). `--windows` also times the G1 and G2 MSMs at every size with each of
+//! those window sizes forced (4 to 22 bits), beside the planned one, so that one run compares
 //! windows. Every addition rate is printed with its fraction of the H200's arithmetic roof
 //! (`cuzk_gpu_tests::roof`); `--json` writes every row to FILE as well.
 
@@ -22,6 +22,7 @@ use cuzk_gpu_tests::report::JsonReport;
 use cuzk_gpu_tests::roof::Group;
 use serde_json::{json, Value};
 use supraseal_c2::msm::{bench_batch_add_g1, bench_msm_g1, bench_msm_g2, MsmBench, WINDOW_BITS};
+use supraseal_c2::CudaError;
 
 struct SplitMix(u64);
 
@@ -110,6 +111,30 @@ fn print_header() {
     );
 }
 
+/// The rows of one MSM size: the planned window (table `planned`), then each of `windows`
+/// other than the planned one, forced (table `forced`). `run(window)` times one MSM.
+fn window_rows(
+    (planned, forced): (&str, &str),
+    group: Group,
+    log_n: u32,
+    windows: &[u32],
+    run: impl Fn(Option<u32>) -> Result<MsmBench, CudaError>,
+    rows: &mut Vec<Value>,
+) {
+    let result = run(None);
+    let planned_bits = result.as_ref().map_or(0, |r| r.window_bits);
+    rows.push(match result {
+        Ok(r) => msm_row(planned, group, log_n, &r),
+        Err(e) => failed_row(planned, log_n, e),
+    });
+    for &c in windows.iter().filter(|&&c| c != planned_bits) {
+        rows.push(match run(Some(c)) {
+            Ok(r) => msm_row(forced, group, log_n, &r),
+            Err(e) => failed_row(forced, log_n, e),
+        });
+    }
+}
+
 /// A row that failed, printed; its JSON.
 fn failed_row(table: &str, log_n: u32, e: impl std::fmt::Display) -> Value {
     println!("{:>6} failed: {e}", format!("2^{log_n}"));
@@ -118,12 +143,8 @@ fn failed_row(table: &str, log_n: u32, e: impl std::fmt::Display) -> Value {
 
 fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let report = match JsonReport::from_args(&mut args) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
+    let Ok(report) = JsonReport::from_args(&mut args).inspect_err(|e| eprintln!("{e}")) else {
+        return ExitCode::FAILURE;
     };
     let mut sizes = Vec::new();
     let mut g2_sizes = Vec::new();
@@ -165,7 +186,7 @@ fn main() -> ExitCode {
         bench_g1(&sizes, &windows, &mut rows);
     }
     if !g2_sizes.is_empty() {
-        bench_g2(&g2_sizes, &mut rows);
+        bench_g2(&g2_sizes, &windows, &mut rows);
     }
     let written = report.write(&json!({ "benchmark": "bench_msm", "rows": rows }));
     if !written || rows.iter().any(|r| r.get("error").is_some()) {
@@ -175,8 +196,8 @@ fn main() -> ExitCode {
     }
 }
 
-/// The G2 MSM table, its rows added to `rows`.
-fn bench_g2(sizes: &[u32], rows: &mut Vec<Value>) {
+/// The G2 MSM table, its rows added to `rows`; also with each of `windows` forced.
+fn bench_g2(sizes: &[u32], windows: &[u32], rows: &mut Vec<Value>) {
     let n_max = 1usize << *sizes.iter().max().unwrap();
     let points = distinct_points_g2(2, n_max);
     let scalars = random_scalars(&mut SplitMix(0x9e2), n_max);
@@ -186,11 +207,13 @@ fn bench_g2(sizes: &[u32], rows: &mut Vec<Value>) {
     for &log_n in sizes {
         let n = 1usize << log_n;
         let (warmup, iters) = if log_n >= 24 { (1, 3) } else { (2, 7) };
-        rows.push(
-            match bench_msm_g2(&points[..n], &scalars[..n], None, warmup, iters) {
-                Ok(r) => msm_row("g2_msm", Group::G2, log_n, &r),
-                Err(e) => failed_row("g2_msm", log_n, e),
-            },
+        window_rows(
+            ("g2_msm", "g2_msm_forced_window"),
+            Group::G2,
+            log_n,
+            windows,
+            |c| bench_msm_g2(&points[..n], &scalars[..n], c, warmup, iters),
+            rows,
         );
     }
 }
@@ -210,20 +233,14 @@ fn bench_g1(sizes: &[u32], windows: &[u32], rows: &mut Vec<Value>) {
     for &log_n in sizes {
         let n = 1usize << log_n;
         let (warmup, iters) = if log_n >= 25 { (1, 3) } else { (2, 7) };
-        let planned = bench_msm_g1(&points[..n], &scalars[..n], None, warmup, iters);
-        let planned_bits = planned.as_ref().map_or(0, |r| r.window_bits);
-        rows.push(match planned {
-            Ok(r) => msm_row("g1_msm", Group::G1, log_n, &r),
-            Err(e) => failed_row("g1_msm", log_n, e),
-        });
-        for &c in windows.iter().filter(|&&c| c != planned_bits) {
-            rows.push(
-                match bench_msm_g1(&points[..n], &scalars[..n], Some(c), warmup, iters) {
-                    Ok(r) => msm_row("g1_msm_forced_window", Group::G1, log_n, &r),
-                    Err(e) => failed_row("g1_msm_forced_window", log_n, e),
-                },
-            );
-        }
+        window_rows(
+            ("g1_msm", "g1_msm_forced_window"),
+            Group::G1,
+            log_n,
+            windows,
+            |c| bench_msm_g1(&points[..n], &scalars[..n], c, warmup, iters),
+            rows,
+        );
     }
 
     // Every scalar equal: each window's points all fall in one bucket, the worst case for the

@@ -17,12 +17,8 @@ const ITERS: u32 = 7;
 
 fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let report = match JsonReport::from_args(&mut args) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
+    let Ok(report) = JsonReport::from_args(&mut args).inspect_err(|e| eprintln!("{e}")) else {
+        return ExitCode::FAILURE;
     };
     let mut sizes = Vec::new();
     for a in &args {
