@@ -1,6 +1,10 @@
 //! Where B's G2 sum of a GPU proof runs, and the cost estimate that decides it per circuit
-//! ([`G2Placement::Auto`]). Plain arithmetic, so it is built and tested without a GPU; the
-//! GPU backend (`gpu`, feature `cuda`) applies it.
+//! ([`G2Placement::Auto`]); where its scalars are split into zeros, ones and the rest
+//! ([`SplitPlacement`], decided per circuit from a [`WitnessSample`]). Plain arithmetic, so it
+//! is built and tested without a GPU; the GPU backend (`gpu`, feature `cuda`) applies it.
+
+use blstrs::Scalar;
+use ff::Field;
 
 /// Where B's G2 sum runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -60,9 +64,166 @@ pub fn b_g2_on_gpu_estimate(ones: usize, others: usize, threads: usize, domain: 
     cpu_ns > domain as f64 * GPU_G1_NS_PER_DOMAIN_ELEMENT
 }
 
+/// Where a GPU proof's l, a and b_g1 scalars are split into zeros, ones (summed by batch
+/// addition) and the rest (a Pippenger MSM).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SplitPlacement {
+    /// Per circuit, by a [`WitnessSample`] of its aux values: on the GPU when at least a
+    /// quarter of them are full-width, else on the host.
+    #[default]
+    Auto,
+    /// On the host, each split uploaded: a witness of bits uploads little more than three
+    /// bitmaps.
+    Host,
+    /// On the GPU, from the witness uploaded once, unless the GPU's VRAM budget would put the
+    /// proof on the bounded plan (which reads host splits); then on the host.
+    Gpu,
+}
+
+/// A split placement name that is none of "auto", "host" and "gpu".
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("scalar split placement `{0}`: auto, host or gpu")]
+pub struct UnknownSplitPlacement(pub String);
+
+impl std::str::FromStr for SplitPlacement {
+    type Err = UnknownSplitPlacement;
+
+    /// "auto", "host" or "gpu", as a configuration file gives it.
+    fn from_str(s: &str) -> Result<Self, UnknownSplitPlacement> {
+        match s {
+            "auto" => Ok(SplitPlacement::Auto),
+            "host" => Ok(SplitPlacement::Host),
+            "gpu" => Ok(SplitPlacement::Gpu),
+            other => Err(UnknownSplitPlacement(other.to_string())),
+        }
+    }
+}
+
+/// What a sample of a witness's aux values holds: how many are zero, one, or neither.
+///
+/// It decides where the witness is split ([`SplitPlacement::Auto`]). Split on the host, each
+/// of the three MSMs uploads a bitmap and 36 bytes (a 32-bit point index and the value) per
+/// full-width value, and the host reads the witness three times and writes each full-width
+/// value three times; split on the GPU, the witness (32 bytes a value) is uploaded once and
+/// the host does nothing. With A's and B's densities covering most values, the GPU's upload
+/// is the smaller from about 32 / (3 * 36) = 30% full-width values on, and its host work is
+/// always the smaller: a quarter is the line. Filecoin's PoRep and SnapDeals witnesses are
+/// mostly bits (split on the host), WindowPoSt's mostly full-width (the GPU).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WitnessSample {
+    pub zeros: usize,
+    pub ones: usize,
+    pub others: usize,
+}
+
+impl WitnessSample {
+    /// At most this many values are read, evenly spaced (a few milliseconds of cache misses
+    /// for any witness).
+    pub const VALUES: usize = 1 << 14;
+
+    /// The sample of `aux`: every value of a short witness, else [`WitnessSample::VALUES`]
+    /// of them evenly spaced.
+    pub fn of(aux: &[Scalar]) -> WitnessSample {
+        Self::every(aux, aux.len().div_ceil(Self::VALUES).max(1))
+    }
+
+    /// Every value of `aux` counted (for reports: `cuzk bench --witness-only`).
+    pub fn all(aux: &[Scalar]) -> WitnessSample {
+        Self::every(aux, 1)
+    }
+
+    fn every(aux: &[Scalar], step: usize) -> WitnessSample {
+        let mut sample = WitnessSample::default();
+        for v in aux.iter().step_by(step) {
+            if *v == Scalar::ZERO {
+                sample.zeros += 1;
+            } else if *v == Scalar::ONE {
+                sample.ones += 1;
+            } else {
+                sample.others += 1;
+            }
+        }
+        sample
+    }
+
+    /// Whether the GPU should split this witness: at least a quarter of full-width values.
+    pub fn split_on_gpu(&self) -> bool {
+        let total = self.zeros + self.ones + self.others;
+        total > 0 && 4 * self.others >= total
+    }
+
+    /// The ones and full-width values expected among `values` of the same witness.
+    pub fn estimate(&self, values: usize) -> (usize, usize) {
+        let total = (self.zeros + self.ones + self.others).max(1) as f64;
+        let share = |n: usize| (values as f64 * n as f64 / total).round() as usize;
+        (share(self.ones), share(self.others))
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{b_g2_on_gpu_estimate, G2Placement, UnknownPlacement};
+    use super::{
+        b_g2_on_gpu_estimate, Field, G2Placement, Scalar, SplitPlacement, UnknownPlacement,
+        UnknownSplitPlacement, WitnessSample,
+    };
+
+    #[test]
+    fn split_placements_parse_by_their_configured_names() {
+        assert_eq!("auto".parse(), Ok(SplitPlacement::Auto));
+        assert_eq!("host".parse(), Ok(SplitPlacement::Host));
+        assert_eq!("gpu".parse(), Ok(SplitPlacement::Gpu));
+        let err = "cpu".parse::<SplitPlacement>().unwrap_err();
+        assert_eq!(err, UnknownSplitPlacement("cpu".into()));
+        assert!(err.to_string().contains("auto, host or gpu"), "{err}");
+    }
+
+    #[test]
+    fn samples_count_zeros_ones_and_full_width_values() {
+        // Short: every value is read.
+        let mut aux = vec![Scalar::ZERO; 10];
+        aux[1] = Scalar::ONE;
+        aux[2] = Scalar::from(7u64);
+        aux[3] = -Scalar::ONE;
+        let s = WitnessSample::of(&aux);
+        assert_eq!((s.zeros, s.ones, s.others), (7, 1, 2));
+        assert_eq!(WitnessSample::all(&aux), s);
+        assert!(!s.split_on_gpu(), "2 of 10");
+        assert_eq!(s.estimate(1000), (100, 200));
+        assert!(!WitnessSample::of(&[]).split_on_gpu());
+
+        // Long: a bounded sample, in the witness's proportions (a full-width value every
+        // third, ones every seventh of the rest).
+        let n = 3 * WitnessSample::VALUES + 17;
+        let aux: Vec<Scalar> = (0..n as u64)
+            .map(|i| match (i % 3, i % 7) {
+                (0, _) => Scalar::from(i + 2),
+                (_, 0) => Scalar::ONE,
+                _ => Scalar::ZERO,
+            })
+            .collect();
+        let s = WitnessSample::of(&aux);
+        let all = WitnessSample::all(&aux);
+        assert_eq!(all.zeros + all.ones + all.others, n);
+        assert_eq!(all.others, n.div_ceil(3));
+        let total = s.zeros + s.ones + s.others;
+        assert!(
+            total <= WitnessSample::VALUES && total > WitnessSample::VALUES / 2,
+            "{s:?}"
+        );
+        let third = s.others as f64 / total as f64;
+        assert!((third - 1.0 / 3.0).abs() < 0.02, "{s:?}");
+        assert!(s.split_on_gpu(), "a third of full-width values: {s:?}");
+
+        // Mostly bits (Filecoin's PoRep): the host.
+        let bits: Vec<Scalar> = (0..n as u64)
+            .map(|i| match i % 10 {
+                0 => Scalar::from(i + 2),
+                1..=4 => Scalar::ONE,
+                _ => Scalar::ZERO,
+            })
+            .collect();
+        assert!(!WitnessSample::of(&bits).split_on_gpu());
+    }
 
     #[test]
     fn placements_parse_by_their_configured_names() {

@@ -63,6 +63,9 @@ pub struct PhaseTimings {
     /// plan (the parameters' bases streamed in chunks because the whole working set did not
     /// fit the card's budget); 0 when none was.
     pub chunk_points: u64,
+    /// GPU backend: the circuits whose witness the GPU split itself (uploaded whole, see
+    /// `gpu::SplitPlacement`); the others were split on the host, in `prep`.
+    pub witness_split_on_gpu: usize,
 }
 
 impl PhaseTimings {

@@ -12,7 +12,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer};
 
-pub use bellperson_lite::placement::G2Placement;
+pub use bellperson_lite::placement::{G2Placement, SplitPlacement};
 
 /// Why a configuration was refused.
 #[derive(Debug, thiserror::Error)]
@@ -143,6 +143,14 @@ pub struct GpuConfig {
     /// GPU, inside the compute lock). Default "auto".
     #[serde(deserialize_with = "placement_by_name")]
     pub b_g2: G2Placement,
+    /// Where a proof's l, a and b_g1 scalars are split into zeros, ones and the rest: "auto"
+    /// (per proof: on the GPU, from the witness uploaded once, when a sample of its values
+    /// finds at least a quarter of full-width ones, as in WindowPoSt; on the host for
+    /// witnesses of bits, as in PoRep, whose splits shrink to bitmaps), "host" or "gpu"
+    /// (always; a proof the GPU's VRAM budget puts on the bounded plan is split on the host
+    /// anyway). Default "auto".
+    #[serde(deserialize_with = "split_placement_by_name")]
+    pub scalar_splits: SplitPlacement,
     /// With `engine.synthesis = "matrices"`: keep each circuit id's constraint matrices on
     /// the GPUs and evaluate a = A w, b = B w, c = C w there, so that synthesis computes only
     /// the witness and a proof uploads only its split witness instead of three domain-sized
@@ -163,6 +171,7 @@ impl Default for GpuConfig {
             gpu_workers_per_device: 2,
             cpu_only: false,
             b_g2: G2Placement::Auto,
+            scalar_splits: SplitPlacement::Auto,
             matrices_on_gpu: true,
             vram_budget: ByteSize::Auto,
         }
@@ -411,6 +420,12 @@ fn placement_by_name<'de, D: Deserializer<'de>>(d: D) -> Result<G2Placement, D::
     name.parse().map_err(serde::de::Error::custom)
 }
 
+/// `gpus.scalar_splits`: a placement by its name ("auto", "host" or "gpu").
+fn split_placement_by_name<'de, D: Deserializer<'de>>(d: D) -> Result<SplitPlacement, D::Error> {
+    let name = String::deserialize(d)?;
+    name.parse().map_err(serde::de::Error::custom)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -427,6 +442,20 @@ mod tests {
         }
         let err = Config::from_toml("[gpus]\nb_g2 = \"GPU\"").unwrap_err();
         assert!(err.to_string().contains("auto, cpu or gpu"), "{err}");
+    }
+
+    #[test]
+    fn scalar_split_placements_parse_as_in_the_file() {
+        for (name, placement) in [
+            ("auto", SplitPlacement::Auto),
+            ("host", SplitPlacement::Host),
+            ("gpu", SplitPlacement::Gpu),
+        ] {
+            let c = Config::from_toml(&format!("[gpus]\nscalar_splits = \"{name}\"")).unwrap();
+            assert_eq!(c.gpus.scalar_splits, placement);
+        }
+        let err = Config::from_toml("[gpus]\nscalar_splits = \"cpu\"").unwrap_err();
+        assert!(err.to_string().contains("auto, host or gpu"), "{err}");
     }
 
     #[test]

@@ -16,7 +16,7 @@ use bellperson_lite::circuits::{InterleavedCircuit, MixCircuit, ShaCircuit};
 use bellperson_lite::generator::{generate_random_parameters, BenchmarkSrs, CircuitShape};
 use bellperson_lite::gpu::{
     device_matrices, device_params, device_params_with, matrices_ref, prove_start,
-    streamed_device_matrices, G2Placement, GpuTarget, Priority,
+    streamed_device_matrices, G2Placement, GpuTarget, Priority, SplitPlacement,
 };
 use bellperson_lite::matrices::{record_matrices, synthesize_witness, ConstraintMatrices};
 use bellperson_lite::prover::{batch_randomness, prove_from_assignments};
@@ -82,13 +82,14 @@ where
     // Streamed matrices hold only the coefficient table on the device.
     assert!(streamed.bytes() <= resident.bytes());
     let placements = [
-        (&resident, G2Placement::Cpu),
-        (&resident, G2Placement::Auto),
-        (&resident, G2Placement::Gpu),
-        (&streamed, G2Placement::Cpu),
-        (&streamed, G2Placement::Gpu),
+        (&resident, G2Placement::Cpu, SplitPlacement::Host),
+        (&resident, G2Placement::Auto, SplitPlacement::Auto),
+        (&resident, G2Placement::Gpu, SplitPlacement::Gpu),
+        (&resident, G2Placement::Cpu, SplitPlacement::Gpu),
+        (&streamed, G2Placement::Cpu, SplitPlacement::Host),
+        (&streamed, G2Placement::Gpu, SplitPlacement::Gpu),
     ];
-    for (dm, b_g2) in placements {
+    for (dm, b_g2, splits) in placements {
         let how = if dm.is_streamed() {
             "streamed"
         } else {
@@ -100,6 +101,7 @@ where
             b_g2,
             matrices: Some(dm),
             priority: Priority::Normal,
+            splits,
         };
         let (gpu, timings) = prove_start(target, witnesses.clone(), params, &r, &s)
             .and_then(|p| p.finish())
@@ -109,9 +111,19 @@ where
             assert_eq!(
                 c.to_bytes(),
                 g.to_bytes(),
-                "{what}: proof {i} from {how} device matrices (B_G2 {b_g2:?}) differs from the CPU's"
+                "{what}: proof {i} from {how} device matrices (B_G2 {b_g2:?}, split {splits:?}) differs from the CPU's"
             );
         }
+        // The GPU splits the witness itself when asked, except on the bounded plan.
+        let expected = match splits {
+            SplitPlacement::Gpu if timings.chunk_points == 0 => gpu.len(),
+            SplitPlacement::Gpu | SplitPlacement::Host => 0,
+            SplitPlacement::Auto => timings.witness_split_on_gpu,
+        };
+        assert_eq!(
+            timings.witness_split_on_gpu, expected,
+            "{what}: {how}, {splits:?}"
+        );
         eprintln!(
             "{what}: {how} matrices, B_G2 {b_g2:?}: equal to the CPU's ({} circuits, total {:?})",
             gpu.len(),
@@ -290,6 +302,7 @@ fn an_unsatisfied_witness_is_reported() {
         b_g2: G2Placement::Cpu,
         matrices: Some(&dm),
         priority: Priority::Normal,
+        splits: SplitPlacement::Auto,
     };
     let (r, s) = batch_randomness(1, &mut rng);
     let result = prove_start(target, vec![witness], &params, &r, &s).and_then(|p| p.finish());
@@ -425,6 +438,7 @@ fn bad_matrices_and_mismatched_witnesses_are_typed_errors() {
         b_g2: G2Placement::Cpu,
         matrices: Some(&dm),
         priority: Priority::Normal,
+        splits: SplitPlacement::Auto,
     };
     let (r, s) = batch_randomness(1, &mut rng);
     let other = record_matrices(MixCircuit::new(9, 0.5, 1))
@@ -467,6 +481,7 @@ fn prove_with_device_matrices(
         b_g2: G2Placement::Cpu,
         matrices: Some(&dm),
         priority: Priority::Normal,
+        splits: SplitPlacement::Auto,
     };
     let witness = matrices.witness_assignment(synthesize_witness(c.clone())?)?;
     let (r, s) = batch_randomness(1, &mut rng);

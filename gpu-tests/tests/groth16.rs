@@ -14,6 +14,7 @@ use bellperson_lite::circuits::{MixCircuit, ShaCircuit};
 use bellperson_lite::generator::{generate_random_parameters, BenchmarkSrs, CircuitShape};
 use bellperson_lite::gpu::{
     device_params, device_params_with, prove_start, G2Placement, GpuTarget, Priority,
+    SplitPlacement,
 };
 use bellperson_lite::prover::{
     batch_randomness, prove_from_assignments, prove_from_assignments_with_timings,
@@ -29,7 +30,10 @@ use cuzk_gpu_tests::{rng, small};
 use ff::Field;
 use rand::{Rng, RngCore};
 use rand_chacha::ChaCha20Rng;
-use supraseal_c2::groth16::{inject_faults, DeviceParams, GpuLocks, Residency};
+use supraseal_c2::groth16::{
+    self, inject_faults, CircuitInputs, DeviceParams, Evaluations, GpuLocks, Residency, Scalars,
+    WitnessRef,
+};
 use supraseal_c2::CudaError;
 
 const DEVICE: i32 = 0;
@@ -43,8 +47,9 @@ fn randomness(rng: &mut ChaCha20Rng, n: usize) -> (Vec<Scalar>, Vec<Scalar>) {
 }
 
 /// Proves `assignments` on the CPU and on the GPU with the same randomness, on the GPU once
-/// with each placement of B's G2 sum (CPU, GPU, auto); asserts equal bytes and returns the
-/// proofs of the run with B_G2 on the GPU.
+/// with each placement of B's G2 sum (CPU, GPU, auto) and each place of the scalar splits
+/// (host, GPU); asserts equal bytes and returns the proofs of the last run (B_G2 and the
+/// splits on the GPU).
 fn compare<P: ProvingKey + Send + Sync + 'static>(
     what: &str,
     params: &Arc<P>,
@@ -59,19 +64,30 @@ fn compare<P: ProvingKey + Send + Sync + 'static>(
     let dp = device_params(locks, Arc::clone(params)).expect("device parameters");
     let mut on_gpu = Vec::new();
     for b_g2 in [G2Placement::Cpu, G2Placement::Auto, G2Placement::Gpu] {
-        let target = GpuTarget::new(&dp).locks(locks).b_g2(b_g2);
-        let (gpu, _) = prove_start(target, assignments.clone(), params, &r, &s)
-            .and_then(|p| p.finish())
-            .expect("GPU proof");
-        assert_eq!(cpu.len(), gpu.len());
-        for (i, (c, g)) in cpu.iter().zip(&gpu).enumerate() {
+        for splits in [SplitPlacement::Host, SplitPlacement::Gpu] {
+            let target = GpuTarget::new(&dp).locks(locks).b_g2(b_g2).splits(splits);
+            let (gpu, timings) = prove_start(target, assignments.clone(), params, &r, &s)
+                .and_then(|p| p.finish())
+                .expect("GPU proof");
+            assert_eq!(cpu.len(), gpu.len());
+            for (i, (c, g)) in cpu.iter().zip(&gpu).enumerate() {
+                assert_eq!(
+                    c.to_bytes(),
+                    g.to_bytes(),
+                    "{what}: proof {i} with B_G2 placed {b_g2:?}, split on {splits:?}, differs from the CPU's"
+                );
+            }
+            let on_device = if splits == SplitPlacement::Gpu {
+                gpu.len()
+            } else {
+                0
+            };
             assert_eq!(
-                c.to_bytes(),
-                g.to_bytes(),
-                "{what}: proof {i} with B_G2 placed {b_g2:?} differs from the CPU's"
+                timings.witness_split_on_gpu, on_device,
+                "{what}: {splits:?}"
             );
+            on_gpu = gpu;
         }
-        on_gpu = gpu;
     }
     on_gpu
 }
@@ -367,6 +383,7 @@ fn gpu_target<'a>(dp: &'a DeviceParams, locks: &'a GpuLocks, priority: Priority)
         b_g2: G2Placement::Gpu,
         matrices: None,
         priority,
+        splits: SplitPlacement::Auto,
     }
 }
 
@@ -694,6 +711,102 @@ fn bad_inputs_are_typed_errors() {
     ));
 }
 
+/// A witness given to the GPU to split: densities that select more or fewer values than the
+/// parameters' vectors have points, or bitmaps too short for the values, are typed errors
+/// before any work; the same witness with its own densities proves like the CPU, in a batch
+/// with a circuit split on the host.
+#[test]
+fn a_witness_split_on_the_gpu_is_checked_and_proves_like_the_cpu() {
+    let mut rng = rng();
+    let locks = locks();
+    let c = MixCircuit::new(if small() { 6 } else { 10 }, 0.5, rng.next_u64());
+    let params = Arc::new(generate_random_parameters(c.clone(), &mut rng).unwrap());
+    let dp = device_params(&locks, Arc::clone(&params)).unwrap();
+    let w = synthesize_circuit(c).unwrap();
+    let start = |witness: WitnessRef<'_>| {
+        let inputs = CircuitInputs {
+            evaluations: Evaluations::Host {
+                a: &w.a,
+                b: &w.b,
+                c: &w.c,
+            },
+            scalars: Scalars::Witness(witness),
+            b_g2_on_gpu: false,
+        };
+        groth16::start(Some(&locks), &dp, &[inputs], Priority::Normal, None)
+            .and_then(|p| p.finish())
+    };
+    let own = WitnessRef {
+        inputs: &w.input_assignment,
+        aux: &w.aux_assignment,
+        a_aux_density: w.a_aux_density.words(),
+        b_input_density: w.b_input_density.words(),
+        b_aux_density: w.b_aux_density.words(),
+    };
+    let batch = start(own).expect("the witness's own densities");
+    assert_eq!(batch.unsatisfied, vec![None]);
+
+    // One value more or fewer selected, for A and for B.
+    let mut a_flipped = w.a_aux_density.words().to_vec();
+    a_flipped[0] ^= 1;
+    let mut b_flipped = w.b_aux_density.words().to_vec();
+    b_flipped[0] ^= 1;
+    let short: Vec<u64> = Vec::new();
+    for (what, witness, needle) in [
+        (
+            "A's density",
+            WitnessRef {
+                a_aux_density: &a_flipped,
+                ..own
+            },
+            "A's density selects",
+        ),
+        (
+            "B's density",
+            WitnessRef {
+                b_aux_density: &b_flipped,
+                ..own
+            },
+            "B's densities select",
+        ),
+        (
+            "a short bitmap",
+            WitnessRef {
+                b_aux_density: &short,
+                ..own
+            },
+            "words for",
+        ),
+        (
+            "one aux value fewer",
+            WitnessRef {
+                aux: &w.aux_assignment[1..],
+                ..own
+            },
+            "aux values",
+        ),
+    ] {
+        match start(witness) {
+            Err(CudaError::InvalidArgument(m)) => assert!(m.contains(needle), "{what}: {m}"),
+            other => panic!(
+                "{what}: expected InvalidArgument, got {:?}",
+                other.map(|_| ())
+            ),
+        }
+    }
+    assert_eq!(locks.info().unwrap().vram_reserved, 0, "nothing reserved");
+
+    // Through the prover: a batch of two gives the CPU's bytes, split on the host and on the
+    // GPU.
+    compare(
+        "a half-bit witness",
+        &params,
+        &locks,
+        vec![w.clone(), w],
+        &mut rng,
+    );
+}
+
 #[test]
 fn streamed_parameters_give_the_same_proofs() {
     let mut rng = rng();
@@ -848,8 +961,13 @@ fn the_bounded_vram_plan_gives_the_same_proofs() {
                 for b_g2 in [G2Placement::Cpu, G2Placement::Gpu] {
                     let what =
                         format!("{residency:?}, chunk {chunk}, c_late {c_late}, B_G2 {b_g2:?}");
+                    // Asked to split on the GPU, which cannot on the bounded plan: the
+                    // host splits instead.
                     let (gpu, timings) = prove_start(
-                        GpuTarget::new(&dp).locks(&locks).b_g2(b_g2),
+                        GpuTarget::new(&dp)
+                            .locks(&locks)
+                            .b_g2(b_g2)
+                            .splits(SplitPlacement::Gpu),
                         vec![assignment.clone()],
                         &params,
                         &r,
@@ -858,6 +976,7 @@ fn the_bounded_vram_plan_gives_the_same_proofs() {
                     .and_then(|p| p.finish())
                     .unwrap_or_else(|e| panic!("{what}: {e}"));
                     assert_eq!(cpu[0].to_bytes(), gpu[0].to_bytes(), "{what}");
+                    assert_eq!(timings.witness_split_on_gpu, 0, "{what}");
                     assert_eq!(
                         timings.chunk_points,
                         chunk.div_ceil(64) as u64 * 64,
@@ -866,7 +985,8 @@ fn the_bounded_vram_plan_gives_the_same_proofs() {
                 }
             }
         }
-        // Back to the automatic choice: the whole working set fits, no chunks.
+        // Back to the automatic choice: the whole working set fits, no chunks; the witness
+        // (30% full-width values) is split on the GPU.
         locks.force_chunks(0, false).unwrap();
         let (gpu, timings) = prove_start(
             GpuTarget::new(&dp).locks(&locks).b_g2(G2Placement::Gpu),
@@ -879,6 +999,7 @@ fn the_bounded_vram_plan_gives_the_same_proofs() {
         .unwrap();
         assert_eq!(cpu[0].to_bytes(), gpu[0].to_bytes());
         assert_eq!(timings.chunk_points, 0);
+        assert_eq!(timings.witness_split_on_gpu, 1, "{timings:?}");
         if !dp.is_resident() {
             assert_eq!(
                 locks.info().unwrap().vram_reserved,

@@ -19,6 +19,9 @@ pub mod code {
     pub const INVALID_ARGUMENT: i32 = 3;
     /// Any other failure inside the library.
     pub const INTERNAL: i32 = 4;
+    /// A proof's witness cannot be split on its GPU (it would take the bounded-VRAM plan):
+    /// nothing was done; split it on the host and call again.
+    pub const SPLIT_ON_HOST: i32 = 5;
 }
 
 /// A failure reported by the CUDA library. Each variant carries the library's message (for
@@ -37,6 +40,11 @@ pub enum CudaError {
     /// Any other failure inside the library.
     #[error("internal error in the CUDA library: {0}")]
     Internal(String),
+    /// A proof given its witness whole cannot have it split on its GPU, whose VRAM budget
+    /// would put it on the bounded plan (which reads host splits): nothing was done, and the
+    /// caller splits the scalars on the host and calls again.
+    #[error("the GPU cannot split this witness within its VRAM budget: {0}")]
+    SplitOnHost(String),
     /// A code this crate does not know: the library is newer than these bindings.
     #[error("unknown error code {code} from the CUDA library: {message}")]
     Unknown {
@@ -60,6 +68,7 @@ impl CudaError {
             code::OUT_OF_MEMORY => Self::OutOfMemory(message),
             code::INVALID_ARGUMENT => Self::InvalidArgument(message),
             code::INTERNAL => Self::Internal(message),
+            code::SPLIT_ON_HOST => Self::SplitOnHost(message),
             code => Self::Unknown { code, message },
         })
     }
@@ -71,6 +80,7 @@ impl CudaError {
             Self::OutOfMemory(_) => code::OUT_OF_MEMORY,
             Self::InvalidArgument(_) => code::INVALID_ARGUMENT,
             Self::Internal(_) => code::INTERNAL,
+            Self::SplitOnHost(_) => code::SPLIT_ON_HOST,
             Self::Unknown { code, .. } => *code,
         }
     }
@@ -78,9 +88,11 @@ impl CudaError {
     /// The library's message.
     pub fn message(&self) -> &str {
         match self {
-            Self::Cuda(m) | Self::OutOfMemory(m) | Self::InvalidArgument(m) | Self::Internal(m) => {
-                m
-            }
+            Self::Cuda(m)
+            | Self::OutOfMemory(m)
+            | Self::InvalidArgument(m)
+            | Self::Internal(m)
+            | Self::SplitOnHost(m) => m,
             Self::Unknown { message, .. } => message,
         }
     }
@@ -109,6 +121,7 @@ mod tests {
                 CudaError::InvalidArgument("m".into()),
             ),
             (code::INTERNAL, CudaError::Internal("m".into())),
+            (code::SPLIT_ON_HOST, CudaError::SplitOnHost("m".into())),
         ];
         for (code, expected) in cases {
             let error = CudaError::from_code(code, "m".into()).unwrap();
@@ -127,7 +140,7 @@ mod tests {
 
     #[test]
     fn unknown_codes_keep_code_and_message() {
-        for code in [-1, 5, 99] {
+        for code in [-1, 6, 99] {
             let error = CudaError::from_code(code, "new".into()).unwrap();
             assert_eq!(
                 error,

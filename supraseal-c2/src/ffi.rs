@@ -37,6 +37,7 @@ const _: () = {
     assert!(CUZK_ERR_OUT_OF_MEMORY as i64 == error::code::OUT_OF_MEMORY as i64);
     assert!(CUZK_ERR_INVALID_ARGUMENT as i64 == error::code::INVALID_ARGUMENT as i64);
     assert!(CUZK_ERR_INTERNAL as i64 == error::code::INTERNAL as i64);
+    assert!(CUZK_ERR_SPLIT_ON_HOST as i64 == error::code::SPLIT_ON_HOST as i64);
 };
 
 /// Turns the error value an entry point returned into a `Result`, freeing its message (with

@@ -20,6 +20,9 @@ enum cuzk_error_code {
     CUZK_ERR_INVALID_ARGUMENT = 3,
     /* Any other failure inside the library. */
     CUZK_ERR_INTERNAL = 4,
+    /* A proof given its witness cannot have its scalars split on this GPU (it would take the
+     * bounded-VRAM plan): nothing was done; split them on the host and call again. */
+    CUZK_ERR_SPLIT_ON_HOST = 5,
 };
 
 typedef struct cuzk_error_t {

@@ -11,7 +11,8 @@
  * otherwise the caller (supraseal-c2 / bellperson-lite) computes B's G2 sum on the CPU
  * meanwhile. The caller assembles the proof. The scalars of l, a and b arrive split on the CPU
  * (`cuzk_msm_split_t`): zeros dropped, ones as a bitmap summed by batch addition, the rest as
- * (index, scalar) pairs summed by a Pippenger "tail" MSM.
+ * (index, scalar) pairs summed by a Pippenger "tail" MSM; or the witness arrives whole
+ * (`cuzk_witness_t`) and the GPU splits it into the same form.
  *
  * Concurrency: every GPU has one `gpu_locks` object shared by the workers proving on it. It
  * holds a memory lock (VRAM reservation and the uploads of a proof's inputs, on the worker's
@@ -173,15 +174,39 @@ typedef struct cuzk_msm_split_t {
     size_t other_count;
 } cuzk_msm_split_t;
 
+/* A circuit's witness, for the GPU to split the l, a and b_g1 scalars itself
+ * (cuzk_groth16_circuit_t.witness): the `num_inputs` input values and the `num_aux` aux values
+ * (blst Montgomery form), and which of them the A and B queries have points for, as bitmaps
+ * (64-bit words, bit k % 64 of word k / 64; bits past the end are ignored). The l scalars are
+ * the aux values; the a scalars every input, then the aux values `a_aux_density` selects; the
+ * b_g1 scalars the inputs `b_input_density` selects, then the aux values `b_aux_density`
+ * selects. Each must count as many values as the parameters' vector has points. */
+typedef struct cuzk_witness_t {
+    const cuzk_fr_t* inputs;
+    size_t num_inputs;
+    const cuzk_fr_t* aux;
+    size_t num_aux;
+    const uint64_t* a_aux_density;
+    const uint64_t* b_input_density;
+    const uint64_t* b_aux_density;
+} cuzk_witness_t;
+
 /* One circuit's inputs to the GPU part: the evaluations of A, B and C on the domain (`abc_len`
  * each, at most the domain size; the rest is zero) and the split scalars of the l, a and b_g1
  * MSMs, whose lengths are those of the parameters' vectors. With `b_g2_on_gpu` non-zero the
  * b_g1 split is also summed over b_g2 (the parameters must carry b_g2).
  *
+ * With `witness` non-null, the three splits must be empty (all zero): the witness is uploaded
+ * once and the GPU splits it (worth it for a witness of mostly full-width values, whose
+ * splits are each nearly as large as the witness; a witness of bits is cheaper to split on
+ * the host, where its splits shrink to bitmaps). A circuit the GPU would have to prove on the
+ * bounded-VRAM plan (whose chunks find their scalars in host splits) is refused before any
+ * work with CUZK_ERR_SPLIT_ON_HOST: split it on the host and call again.
+ *
  * With `matrices` non-null, a, b and c must be null and `abc_len` 0: the GPU evaluates
- * a = A w, b = B w, c = C w itself, with the witness w read from the splits (the inputs are the
- * first num_inputs points of the a split, the aux values the l split, which then must have one
- * point per aux variable). Only the splits are uploaded. */
+ * a = A w, b = B w, c = C w itself, with the witness w read from `witness`, or else from the
+ * splits (the inputs are the first num_inputs points of the a split, the aux values the l
+ * split, which then must have one point per aux variable). */
 typedef struct cuzk_groth16_circuit_t {
     const cuzk_fr_t* a;
     const cuzk_fr_t* b;
@@ -192,6 +217,7 @@ typedef struct cuzk_groth16_circuit_t {
     cuzk_msm_split_t b_g1;
     int b_g2_on_gpu;
     const cuzk_groth16_matrices_t* matrices;
+    const cuzk_witness_t* witness;
 } cuzk_groth16_circuit_t;
 
 /* The GPU's results for one circuit (Jacobian, blst_p1 / blst_p2 layouts). `b_g2` is the
@@ -212,8 +238,9 @@ typedef struct cuzk_groth16_timings_t {
     float upload_ms;
     /* Waiting for the compute lock. */
     float wait_compute_ms;
-    /* Kernels, timed with CUDA events on the worker's stream: a, b and c from the matrices
-     * (circuits with `matrices` only), then the H pipeline and the MSMs. */
+    /* Kernels, timed with CUDA events on the worker's stream: the splits of a witness given
+     * whole (circuits with `witness` only) and a, b and c from the matrices (circuits with
+     * `matrices` only), then the H pipeline and the MSMs. */
     float abc_ms;
     float ntt_ms;
     float msm_h_ms;

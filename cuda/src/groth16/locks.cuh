@@ -108,6 +108,9 @@ private:
 struct results_landing_t {
     cuzk_groth16_sums_t sums;
     uint32_t unsatisfied;
+    // The l, a and b_g1 splits' totals (witness_split.cuh's packed form) of a witness the GPU
+    // splits: the MSMs' launch sizes.
+    uint64_t split_totals[3];
 };
 
 }  // namespace cuzk::groth16

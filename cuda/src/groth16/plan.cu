@@ -17,16 +17,32 @@ constexpr size_t NTT_TABLES = size_t(16) << 20;
 constexpr size_t LARGEST_CHUNK = size_t(1) << 25;
 constexpr size_t SMALLEST_CHUNK = size_t(1) << 16;
 
+// A split as the plan counts it: the host's, or for a witness the GPU splits, the room made for
+// it (every scalar other than zero and one; the counts are known only once it is split).
+cuzk_msm_split_t planned(const cuzk_groth16_circuit_t& c, const cuzk_msm_split_t& s, size_t len) {
+    if (!c.witness) return s;
+    cuzk_msm_split_t bound{};
+    bound.ones_words = (len + 63) / 64;
+    bound.other_count = len;
+    return bound;
+}
+
 // What both plans hold throughout: the split scalars and the results.
 size_t fixed_bytes(const params_t& p, const cuzk_groth16_circuit_t& c) {
     return sizeof(cuzk_groth16_sums_t) + 4 * sizeof(jacobian_t) + sizeof(g2_jacobian_t) + sizeof(uint32_t) +
-           split_bytes(c.l, p.l.len) + split_bytes(c.a_query, p.a.len) + split_bytes(c.b_g1, p.b_g1.len) +
-           POOL_MARGIN;
+           split_bytes(planned(c, c.l, p.l.len), p.l.len) + split_bytes(planned(c, c.a_query, p.a.len), p.a.len) +
+           split_bytes(planned(c, c.b_g1, p.b_g1.len), p.b_g1.len) + POOL_MARGIN;
 }
 
-// The witness and, for streamed matrices, their chunk buffers.
+// The witness (uploaded whole, or rebuilt from the splits for the matrices) and its density
+// bitmaps, and for streamed matrices their chunk buffers.
 size_t witness_bytes(const cuzk_groth16_circuit_t& c) {
-    return c.matrices ? c.matrices->num_variables() * sizeof(fr_t) + c.matrices->evaluation_bytes() : 0;
+    size_t bytes = c.matrices ? c.matrices->num_variables() * sizeof(fr_t) + c.matrices->evaluation_bytes() : 0;
+    if (const cuzk_witness_t* w = c.witness) {
+        if (!c.matrices) bytes += (w->num_inputs + w->num_aux) * sizeof(fr_t);
+        bytes += witness_density_words(*w) * sizeof(uint64_t);
+    }
+    return bytes;
 }
 
 // The whole working set: a, b, c, the witness, the streaming buffer for non-resident
@@ -36,12 +52,13 @@ size_t whole_bytes(const params_t& p, const cuzk_groth16_circuit_t& c, size_t n)
     size_t bytes = fixed_bytes(p, c) + 3 * n * sizeof(fr_t) + witness_bytes(c);
     if (!p.resident) bytes += p.largest_bytes();
     size_t scratch = msm::msm_scratch_bytes<g1_t>(n - 1) + NTT_TABLES;
-    const std::pair<const cuzk_msm_split_t*, size_t> g1_splits[] = {
-        {&c.l, p.l.len}, {&c.a_query, p.a.len}, {&c.b_g1, p.b_g1.len}};
+    const std::pair<cuzk_msm_split_t, size_t> g1_splits[] = {{planned(c, c.l, p.l.len), p.l.len},
+                                                             {planned(c, c.a_query, p.a.len), p.a.len},
+                                                             {planned(c, c.b_g1, p.b_g1.len), p.b_g1.len}};
     for (const auto& [s, len] : g1_splits)
-        scratch = std::max(scratch, msm::split_msm_scratch_bytes<g1_t>(len, s->other_count));
+        scratch = std::max(scratch, msm::split_msm_scratch_bytes<g1_t>(len, s.other_count));
     if (c.b_g2_on_gpu)
-        scratch = std::max(scratch, msm::split_msm_scratch_bytes<g2_t>(p.b_g2.len, c.b_g1.other_count));
+        scratch = std::max(scratch, msm::split_msm_scratch_bytes<g2_t>(p.b_g2.len, g1_splits[2].first.other_count));
     return bytes + scratch;
 }
 
@@ -54,18 +71,22 @@ size_t bounded_bytes(const params_t& p, const cuzk_groth16_circuit_t& c, size_t 
     const size_t buffers = base_loader_t::bytes(p, chunk, chunk_point_bytes(p, c));
     const size_t h_msm = n * fr + buffers + msm::chunked_msm_scratch_bytes<g1_t>(p.h.len, chunk);
     size_t split_scratch = 0;
-    const std::pair<const cuzk_msm_split_t*, size_t> g1_splits[] = {
-        {&c.l, p.l.len}, {&c.a_query, p.a.len}, {&c.b_g1, p.b_g1.len}};
+    const std::pair<cuzk_msm_split_t, size_t> g1_splits[] = {{planned(c, c.l, p.l.len), p.l.len},
+                                                             {planned(c, c.a_query, p.a.len), p.a.len},
+                                                             {planned(c, c.b_g1, p.b_g1.len), p.b_g1.len}};
     for (const auto& [s, len] : g1_splits)
-        split_scratch =
-            std::max(split_scratch, msm::chunked_split_msm_scratch_bytes<g1_t>(len, s->other_count, chunk));
+        split_scratch = std::max(split_scratch, msm::chunked_split_msm_scratch_bytes<g1_t>(len, s.other_count, chunk));
     if (c.b_g2_on_gpu)
-        split_scratch = std::max(
-            split_scratch, msm::chunked_split_msm_scratch_bytes<g2_t>(p.b_g2.len, c.b_g1.other_count, chunk));
+        split_scratch = std::max(split_scratch, msm::chunked_split_msm_scratch_bytes<g2_t>(
+                                                    p.b_g2.len, g1_splits[2].first.other_count, chunk));
     return fixed_bytes(p, c) + std::max({h_phase, h_msm, buffers + split_scratch});
 }
 
 }  // namespace
+
+size_t witness_density_words(const cuzk_witness_t& w) {
+    return 2 * ((w.num_aux + 63) / 64) + (w.num_inputs + 63) / 64;
+}
 
 size_t split_bytes(const cuzk_msm_split_t& s, size_t len) {
     return len ? s.ones_words * 8 + s.other_count * (4 + sizeof(fr_t)) : 0;

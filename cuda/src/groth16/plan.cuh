@@ -1,7 +1,8 @@
 // How one proof uses VRAM: the whole working set at once, or the bounded-VRAM plan for a card
 // too small for it.
 //
-// The whole working set (the fastest plan) holds a, b and c, the split scalars, a buffer as
+// The whole working set (the fastest plan) holds a, b and c, the split scalars (for a witness
+// the GPU splits, room for every scalar of each split), the witness when given whole, a buffer as
 // large as the largest query vector for streamed parameters, and the MSM scratch of the whole
 // domain: about 46 GiB for a 2^27 PoRep partition. The bounded plan holds at most, at once:
 //   the H pipeline   a, b and c (or, with c_late, a and b, c coming in after a*b is formed),
@@ -37,6 +38,10 @@ struct plan_t {
 // with the largest chunk that fits, else the bounded plan's smallest form (whose reservation
 // then reports that the proof cannot fit this card).
 plan_t choose_plan(const cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_circuit_t& c, size_t n);
+
+// The 64-bit words of a witness's three density bitmaps (a's aux, b's inputs, b's aux), as
+// the GPU holds them.
+size_t witness_density_words(const cuzk_witness_t& w);
 
 // The device bytes of one split (cuzk_msm_split_t) over `len` points.
 size_t split_bytes(const cuzk_msm_split_t& s, size_t len);

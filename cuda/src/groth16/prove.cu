@@ -7,6 +7,7 @@
 #include <atomic>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <chrono>
 #include <string>
 #include <type_traits>
@@ -18,6 +19,7 @@
 #include "groth16/matrices.cuh"
 #include "groth16/params.cuh"
 #include "groth16/plan.cuh"
+#include "groth16/witness_split.cuh"
 #include "msm/msm.cuh"
 #include "ntt/ntt.cuh"
 
@@ -77,6 +79,42 @@ void check_split(const cuzk_msm_split_t& s, size_t len, const char* what) {
                                                  " outside the " + std::to_string(len) + " points");
 }
 
+// The bits set among the first `len` of a bitmap (the bits past them are ignored).
+size_t count_bits(const uint64_t* words, size_t len) {
+    size_t n = 0;
+    for (size_t k = 0; k < len / 64; k++) n += size_t(__builtin_popcountll(words[k]));
+    if (len % 64) n += size_t(__builtin_popcountll(words[len / 64] & ((uint64_t(1) << (len % 64)) - 1)));
+    return n;
+}
+
+// Checks a witness the GPU is to split against the parameters' vectors (and the matrices').
+void check_witness(const cuzk_groth16_circuit_t& c, const params_t& p, const std::string& which) {
+    const cuzk_witness_t& w = *c.witness;
+    const auto empty = [](const cuzk_msm_split_t& s) {
+        return !s.ones && !s.ones_words && !s.other_index && !s.other_scalars && !s.other_count;
+    };
+    CUZK_REQUIRE(empty(c.l) && empty(c.a_query) && empty(c.b_g1),
+                 which + "splits given beside a witness for the GPU to split");
+    CUZK_REQUIRE((w.num_inputs == 0 || w.inputs) && (w.num_aux == 0 || w.aux), which + "null witness values");
+    CUZK_REQUIRE(w.num_inputs + w.num_aux <= UINT32_MAX, which + "more than 2^32 - 1 witness values");
+    CUZK_REQUIRE((w.num_aux == 0 || (w.a_aux_density && w.b_aux_density)) &&
+                     (w.num_inputs == 0 || w.b_input_density),
+                 which + "null density bitmap");
+    CUZK_REQUIRE(p.l.len == w.num_aux, which + std::to_string(w.num_aux) + " aux values, the parameters' l vector " +
+                                           std::to_string(p.l.len) + " points");
+    const size_t a_len = w.num_inputs + (w.num_aux ? count_bits(w.a_aux_density, w.num_aux) : 0);
+    CUZK_REQUIRE(a_len == p.a.len, which + "A's density selects " + std::to_string(a_len) +
+                                       " values, the parameters' a vector has " + std::to_string(p.a.len) + " points");
+    const size_t b_len = (w.num_inputs ? count_bits(w.b_input_density, w.num_inputs) : 0) +
+                         (w.num_aux ? count_bits(w.b_aux_density, w.num_aux) : 0);
+    CUZK_REQUIRE(b_len == p.b_g1.len, which + "B's densities select " + std::to_string(b_len) +
+                                          " values, the parameters' b_g1 vector has " + std::to_string(p.b_g1.len) +
+                                          " points");
+    if (c.matrices)
+        CUZK_REQUIRE(c.matrices->num_inputs == w.num_inputs && c.matrices->num_aux == w.num_aux,
+                     which + "the witness's shape is not the matrices'");
+}
+
 // The bounded plan finds each chunk's scalars by searching the indices: they must ascend.
 void check_ascending(const cuzk_msm_split_t& s, size_t len, const char* what) {
     if (len == 0) return;  // nothing of the split is read
@@ -93,6 +131,7 @@ struct device_split_t {
     dev_ptr_t<fr_t> scalars;
     size_t ones_words = 0, count = 0;
 
+    // A host split of a query vector of `len` points, uploaded.
     device_split_t(const cuzk_msm_split_t& s, size_t len, upload_staging_t& staging, cudaStream_t stream)
         : ones(len ? s.ones_words : 0, stream),
           index(len ? s.other_count : 0, stream),
@@ -105,7 +144,68 @@ struct device_split_t {
             staging.upload(scalars, s.other_scalars, scalars.bytes(), stream);
         }
     }
+
+    // Room for a split of `len` points made on the device (split_witness): every scalar may be
+    // an "other"; `count` is set once its total is known.
+    device_split_t(size_t len, cudaStream_t stream)
+        : ones((len + 63) / 64, stream), index(len, stream), scalars(len, stream), ones_words((len + 63) / 64) {}
 };
+
+// A witness given whole (cuzk_witness_t) on the device: its values (inputs, then aux) and its
+// three density bitmaps, uploaded under the memory lock.
+struct device_witness_t {
+    dev_ptr_t<uint64_t> densities;  // a's aux, b's inputs, b's aux, one after another
+    size_t aux_words = 0, input_words = 0;
+
+    device_witness_t() = default;
+    device_witness_t(const cuzk_witness_t& w, fr_t* d_values, upload_staging_t& staging, cudaStream_t stream)
+        : densities(witness_density_words(w), stream),
+          aux_words((w.num_aux + 63) / 64),
+          input_words((w.num_inputs + 63) / 64) {
+        staging.upload(d_values, w.inputs, w.num_inputs * sizeof(fr_t), stream);
+        staging.upload(d_values + w.num_inputs, w.aux, w.num_aux * sizeof(fr_t), stream);
+        staging.upload(densities.get(), w.a_aux_density, aux_words * sizeof(uint64_t), stream);
+        staging.upload(densities.get() + aux_words, w.b_input_density, input_words * sizeof(uint64_t), stream);
+        staging.upload(densities.get() + aux_words + input_words, w.b_aux_density, aux_words * sizeof(uint64_t),
+                       stream);
+    }
+    const uint64_t* a_aux() const { return densities.get(); }
+    const uint64_t* b_inputs() const { return densities.get() + aux_words; }
+    const uint64_t* b_aux() const { return densities.get() + aux_words + input_words; }
+};
+
+// Enqueues the splits of a witness given whole (in `d_w`) into l, a and b, and the copy of
+// their totals into `landing`; `split` is recorded after it.
+void split_on_device(const cuzk_witness_t& w, const fr_t* d_w, const device_witness_t& dw, const params_t& p,
+                     device_split_t& l, device_split_t& a, device_split_t& b, results_landing_t& landing,
+                     event_t& split, cudaStream_t s) {
+    using inputs_t = selection_t::inputs_t;
+    dev_ptr_t<split_totals_t> totals(3, s);
+    const selection_t l_sel{inputs_t::none, nullptr, nullptr};
+    const selection_t a_sel{inputs_t::all, nullptr, dw.a_aux()};
+    const selection_t b_sel{inputs_t::density, dw.b_inputs(), dw.b_aux()};
+    split_witness(d_w, w.num_inputs, w.num_aux, l_sel, p.l.len, l.ones, l.index, l.scalars, totals.get() + 0, s);
+    split_witness(d_w, w.num_inputs, w.num_aux, a_sel, p.a.len, a.ones, a.index, a.scalars, totals.get() + 1, s);
+    split_witness(d_w, w.num_inputs, w.num_aux, b_sel, p.b_g1.len, b.ones, b.index, b.scalars, totals.get() + 2, s);
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(landing.split_totals, totals.get(), sizeof(landing.split_totals),
+                                    cudaMemcpyDeviceToHost, s));
+    split.record(s);
+}
+
+// Once `split` has passed: each device split's count, after checking that its selection took
+// exactly the query's points (the densities were checked on the host; this checks the kernels).
+void take_split_counts(const results_landing_t& landing, const params_t& p, device_split_t& l, device_split_t& a,
+                       device_split_t& b) {
+    const std::pair<device_split_t*, size_t> splits[] = {{&l, p.l.len}, {&a, p.a.len}, {&b, p.b_g1.len}};
+    for (size_t i = 0; i < 3; i++) {
+        const split_totals_t t{landing.split_totals[i]};
+        auto [split, len] = splits[i];
+        if (t.points() != len)
+            throw std::logic_error("witness split " + std::to_string(i) + ": " + std::to_string(t.points()) +
+                                   " values selected for " + std::to_string(len) + " points");
+        split->count = t.others();
+    }
+}
 
 // Uploads n field elements to `d` from `len` host ones, zero-padding the rest.
 void upload_padded(fr_t* d, const cuzk_fr_t* host, size_t len, size_t n, upload_staging_t& staging,
@@ -143,6 +243,10 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
                    cuzk_groth16_sums_t& out, uint32_t& unsatisfied, cuzk_groth16_timings_t& t) {
     const size_t n = size_t(1) << log_n;
     const plan_t plan = choose_plan(locks, p, c, n);
+    // start() refused these; the budget's held bytes may have grown since.
+    if (plan.bounded && c.witness)
+        throw split_on_host("groth16: circuit " + std::to_string(index) +
+                            ": its witness cannot be split on the GPU within the VRAM budget (bounded plan)");
     if (plan.bounded) {
         check_ascending(c.l, p.l.len, "l");
         check_ascending(c.a_query, p.a.len, "a");
@@ -165,8 +269,10 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
     auto t1 = std::chrono::steady_clock::now();
     // With c_late, c is uploaded into b's buffer once a*b is formed.
     dev_ptr_t<fr_t> d_a(n, s), d_b(n, s), d_c(plan.c_late ? 0 : n, s);
-    // The witness, when a, b and c come from the matrices on the device.
-    dev_ptr_t<fr_t> d_w(c.matrices ? c.matrices->num_variables() : 0, s);
+    // The witness, when a, b and c come from the matrices on the device or the GPU splits it.
+    const size_t witness_len =
+        c.matrices ? c.matrices->num_variables() : (c.witness ? c.witness->num_inputs + c.witness->num_aux : 0);
+    dev_ptr_t<fr_t> d_w(witness_len, s);
     const size_t abc_len = c.matrices ? c.matrices->num_constraints : c.abc_len;
     if (c.matrices) {
         for (fr_t* d : {d_a.get(), d_b.get(), d_c.get()})
@@ -176,8 +282,12 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
         upload_padded(d_b, c.b, c.abc_len, n, staging_in, s);
         if (!plan.c_late) upload_padded(d_c, c.c, c.abc_len, n, staging_in, s);
     }
-    device_split_t l(c.l, p.l.len, staging_in, s), a(c.a_query, p.a.len, staging_in, s),
-        b(c.b_g1, p.b_g1.len, staging_in, s);
+    device_witness_t dw;
+    if (c.witness) dw = device_witness_t(*c.witness, d_w, staging_in, s);
+    auto split_of = [&](const cuzk_msm_split_t& host, size_t len) {
+        return c.witness ? device_split_t(len, s) : device_split_t(host, len, staging_in, s);
+    };
+    device_split_t l = split_of(c.l, p.l.len), a = split_of(c.a_query, p.a.len), b = split_of(c.b_g1, p.b_g1.len);
     dev_ptr_t<jacobian_t> d_sums(4, s);
     dev_ptr_t<g2_jacobian_t> d_b_g2(1, s);
     dev_ptr_t<uint32_t> d_unsatisfied(1, s);
@@ -197,14 +307,20 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
     }
     // The bounded plan's bases; destroyed before the buffers above (its copies end first).
     base_loader_t loader(p, std::max<size_t>(plan.chunk, 64), chunk_point_bytes(p, c), s);
-    event_t e[8];
+    event_t e[8], split;
     e[7].record(s);
-    if (c.matrices) {
-        witness_from_splits(*c.matrices, a.ones, a.index, a.scalars, a.count, l.ones, l.index, l.scalars, l.count, d_w,
-                            s);
-        evaluate_matrices(*c.matrices, d_w, d_a, d_b, d_c, s);
-        if (plan.bounded) d_w = dev_ptr_t<fr_t>();
+    results_landing_t& landing = *(urgent ? locks.urgent_results : locks.compute_results).get();
+    if (c.witness) {
+        split_on_device(*c.witness, d_w, dw, p, l, a, b, landing, split, s);
+        dw = device_witness_t();
     }
+    if (c.matrices) {
+        if (!c.witness)
+            witness_from_splits(*c.matrices, a.ones, a.index, a.scalars, a.count, l.ones, l.index, l.scalars, l.count,
+                                d_w, s);
+        evaluate_matrices(*c.matrices, d_w, d_a, d_b, d_c, s);
+    }
+    if (plan.bounded || !c.matrices) d_w = dev_ptr_t<fr_t>();
     e[0].record(s);
     CUZK_CUDA_CHECK(cudaMemsetAsync(d_unsatisfied, 0xff, sizeof(uint32_t), s));
     if (abc_len && plan.c_late) {
@@ -250,6 +366,11 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
             msm::split_msm_device<G>(p.bases(v, staging, s), v.len, d.ones, d.ones_words, d.index, d.scalars, d.count,
                                      out, s);
     };
+    // The H pipeline and H's MSM are queued: the split counts came back long before.
+    if (c.witness) {
+        split.sync();
+        take_split_counts(landing, p, l, a, b);
+    }
     split_msm(p.l, l, c.l, d_sums.get() + 1);
     e[3].record(s);
     split_msm(p.a, a, c.a_query, d_sums.get() + 2);
@@ -266,7 +387,6 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
     static_assert(sizeof(cuzk_groth16_sums_t) == 4 * sizeof(jacobian_t) + sizeof(g2_jacobian_t), "layout");
     auto t3 = std::chrono::steady_clock::now();
     // Into pinned memory (results_landing_t says why), held under this proof's lock.
-    results_landing_t& landing = *(urgent ? locks.urgent_results : locks.compute_results).get();
     CUZK_CUDA_CHECK(cudaMemcpyAsync(&landing.sums, d_sums.get(), 4 * sizeof(jacobian_t), cudaMemcpyDeviceToHost, s));
     CUZK_CUDA_CHECK(
         cudaMemcpyAsync(&landing.sums.b_g2, d_b_g2.get(), sizeof(g2_jacobian_t), cudaMemcpyDeviceToHost, s));
@@ -325,14 +445,26 @@ std::unique_ptr<cuzk_groth16_pending> start(cuzk_gpu_locks* given, const params_
                                                        " inputs, more than the parameters' a vector's " +
                                                        std::to_string(p->a.len) + " points");
         }
-        check_split(c.l, p->l.len, "l");
-        check_split(c.a_query, p->a.len, "a");
-        check_split(c.b_g1, p->b_g1.len, "b_g1");
+        if (c.witness) {
+            check_witness(c, *p, "groth16: circuit " + std::to_string(i) + ": ");
+        } else {
+            check_split(c.l, p->l.len, "l");
+            check_split(c.a_query, p->a.len, "a");
+            check_split(c.b_g1, p->b_g1.len, "b_g1");
+        }
         CUZK_REQUIRE(!c.b_g2_on_gpu || p->b_g2.len == p->b_g1.len,
                      "groth16: circuit " + std::to_string(i) +
                          " asks for B's G2 sum on the GPU, but the parameters were made without b_g2");
     }
 
+    // A witness to split on the GPU needs the whole working set: the bounded plan's chunks find
+    // their scalars in host splits. Refused before any work, so that the caller can split on the
+    // host and call again.
+    for (size_t i = 0; i < count; i++)
+        if (circuits[i].witness && choose_plan(*locks, *p, circuits[i], size_t(1) << log_n).bounded)
+            throw split_on_host("groth16: circuit " + std::to_string(i) +
+                                ": its witness cannot be split on the GPU within the VRAM budget (the proof would "
+                                "take the bounded plan): split it on the host");
     CUZK_CUDA_CHECK(cudaSetDevice(p->device));
     auto pending = std::make_unique<cuzk_groth16_pending>();
     pending->sums.resize(count);

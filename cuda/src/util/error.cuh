@@ -40,6 +40,13 @@ public:
     using std::invalid_argument::invalid_argument;
 };
 
+// A proof given its witness that the GPU cannot split within its budget
+// (CUZK_ERR_SPLIT_ON_HOST): the caller splits the scalars on the host and calls again.
+class split_on_host : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 #define CUZK_CUDA_CHECK(expr)                                                      \
     do {                                                                           \
         cudaError_t cuzk_status_ = (expr);                                         \
@@ -79,6 +86,8 @@ cuzk_error_t guard(F&& body) noexcept {
         return make_error(CUZK_ERR_CUDA, e.what());
     } catch (const invalid_argument& e) {
         return make_error(CUZK_ERR_INVALID_ARGUMENT, e.what());
+    } catch (const split_on_host& e) {
+        return make_error(CUZK_ERR_SPLIT_ON_HOST, e.what());
     } catch (const std::bad_alloc&) {
         return make_error(CUZK_ERR_OUT_OF_MEMORY, "host memory allocation failed");
     } catch (const std::exception& e) {

@@ -5,9 +5,10 @@
 //! the CPU prover's for the same (r, s) once per size (at the sizes where the CPU prover runs),
 //! and the proofs of every B_G2 placement with each other.
 //!
-//! Usage: `bench_groth16 [--cpu-max LOG] [--b-g2 auto,cpu,gpu] [--json FILE] [kind:log ...]`
-//! (default: sha:20 sha:22 sha:24 mix:24, B_G2 placed automatically; the CPU prover runs up to
-//! 2^22 unless --cpu-max says otherwise). `kind` is any test circuit name (`sha`, `mix`,
+//! Usage: `bench_groth16 [--cpu-max LOG] [--b-g2 auto,cpu,gpu] [--splits auto,host,gpu]
+//! [--json FILE] [kind:log ...]` (default: sha:20 sha:22 sha:24 mix:24, B_G2 and the scalar
+//! splits placed automatically; with several placements of each, every pair is timed; the CPU
+//! prover runs up to 2^22 unless --cpu-max says otherwise). `kind` is any test circuit name (`sha`, `mix`,
 //! `mix50`). `--json` writes the table's rows to FILE as well. With `--params FILE` (one
 //! circuit, parameters made by `make_params`) the proofs use those parameters instead of
 //! random points, and `--proof-out FILE` writes the first placement's proof (192 bytes, for
@@ -19,7 +20,9 @@ use std::time::{Duration, Instant};
 
 use bellperson_lite::circuits::TestCircuit;
 use bellperson_lite::generator::{BenchmarkSrs, CircuitShape};
-use bellperson_lite::gpu::{device_params, prove_start, split_scalars, G2Placement, GpuTarget};
+use bellperson_lite::gpu::{
+    device_params, prove_start, split_scalars, G2Placement, GpuTarget, SplitPlacement,
+};
 use bellperson_lite::params::read_parameters_file;
 use bellperson_lite::prover::{prove_from_assignments_with_timings, PhaseTimings};
 use bellperson_lite::synthesis::{synthesize_circuit, ProvingAssignment};
@@ -30,7 +33,9 @@ use ff::Field;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde_json::json;
-use supraseal_c2::groth16::{self, CircuitInputs, Evaluations, GpuLocks, GpuTimings, Priority};
+use supraseal_c2::groth16::{
+    self, CircuitInputs, Evaluations, GpuLocks, GpuTimings, Priority, Scalars,
+};
 
 const RUNS: usize = 3;
 
@@ -49,13 +54,17 @@ fn synthesize(kind: &str, log: u32) -> ProvingAssignment {
     synthesize_circuit(circuit).expect("synthesis")
 }
 
+/// Where B_G2 runs and where the scalars are split, for one set of timed proofs.
+type Placement = (G2Placement, SplitPlacement);
+
 /// One circuit of the benchmark.
 struct Case<'a> {
     kind: &'a str,
     log: u32,
     assignment: &'a ProvingAssignment,
     synth: Duration,
-    placements: &'a [G2Placement],
+    /// Each placement of B_G2 and of the scalar splits to time.
+    placements: &'a [Placement],
     cpu_max: u32,
 }
 
@@ -99,16 +108,17 @@ fn run_case<P: ProvingKey + Send + Sync + 'static>(
     };
     let r = [Scalar::random(&mut *rng)];
     let s = [Scalar::random(&mut *rng)];
-    // Per placement of B_G2: the median proof time, the last run's phases and proof.
-    let mut runs: Vec<(G2Placement, f64, PhaseTimings, Vec<u8>)> = Vec::new();
+    // Per placement: the median proof time, the last run's phases and proof.
+    let mut runs: Vec<(Placement, f64, PhaseTimings, Vec<u8>)> = Vec::new();
     for &placement in placements {
+        let (b_g2, splits) = placement;
         let mut totals = Vec::new();
         let mut last: Option<(PhaseTimings, Vec<u8>)> = None;
         for run in 0..=RUNS {
             let input = vec![assignment.clone()];
             let t = Instant::now();
             let proved = prove_start(
-                GpuTarget::new(&dp).locks(locks).b_g2(placement),
+                GpuTarget::new(&dp).locks(locks).b_g2(b_g2).splits(splits),
                 input,
                 &srs,
                 &r,
@@ -155,9 +165,11 @@ fn run_case<P: ProvingKey + Send + Sync + 'static>(
                     b: eb,
                     c: ec,
                 },
-                l: &l,
-                a_query: &a,
-                b_g1: &b,
+                scalars: Scalars::Split {
+                    l: &l,
+                    a_query: &a,
+                    b_g1: &b,
+                },
                 b_g2_on_gpu: false,
             };
             let mut best: Option<(f64, GpuTimings)> = None;
@@ -208,9 +220,18 @@ fn run_case<P: ProvingKey + Send + Sync + 'static>(
     if same == Some(false) {
         *failed = true;
     }
-    for (placement, total, gpu_t, _) in runs {
+    for ((b_g2, splits), total, gpu_t, _) in runs {
+        // The split placement is named when forced (auto: where it went, host or gpu).
+        let split_name = match (splits, gpu_t.witness_split_on_gpu) {
+            (SplitPlacement::Auto, 0) => "auto:host".to_string(),
+            (SplitPlacement::Auto, _) => "auto:gpu".to_string(),
+            (forced, _) => format!("{forced:?}").to_lowercase(),
+        };
         rows.push((
-            format!("{kind} 2^{log} {}", format!("{placement:?}").to_lowercase()),
+            format!(
+                "{kind} 2^{log} {} {split_name}",
+                format!("{b_g2:?}").to_lowercase()
+            ),
             ms(synth),
             total,
             gpu_t,
@@ -225,6 +246,7 @@ fn run_case<P: ProvingKey + Send + Sync + 'static>(
 fn main() -> ExitCode {
     let mut cpu_max = 22u32;
     let mut placements = vec![G2Placement::Auto];
+    let mut split_placements = vec![SplitPlacement::Auto];
     let mut cases: Vec<(String, u32)> = Vec::new();
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let Ok(report) = JsonReport::from_args(&mut args).inspect_err(|e| eprintln!("{e}")) else {
@@ -262,6 +284,19 @@ fn main() -> ExitCode {
             if placements.is_empty() {
                 placements = vec![G2Placement::Auto];
             }
+        } else if a == "--splits" {
+            let list = args.next().unwrap_or_default();
+            split_placements = list
+                .split(',')
+                .filter_map(|p| {
+                    p.parse::<SplitPlacement>()
+                        .inspect_err(|e| eprintln!("ignoring {e}"))
+                        .ok()
+                })
+                .collect();
+            if split_placements.is_empty() {
+                split_placements = vec![SplitPlacement::Auto];
+            }
         } else if let Some((k, l)) = a.split_once(':') {
             match l.parse() {
                 Ok(l) if TestCircuit::by_name(k, l, 0).is_ok() => cases.push((k.to_string(), l)),
@@ -288,6 +323,10 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let combined: Vec<Placement> = placements
+        .iter()
+        .flat_map(|&b| split_placements.iter().map(move |&s| (b, s)))
+        .collect();
     let mut rng = ChaCha20Rng::seed_from_u64(7);
     let mut rows = Vec::new();
     let mut failed = false;
@@ -300,7 +339,7 @@ fn main() -> ExitCode {
             log: *log,
             assignment: &assignment,
             synth,
-            placements: &placements,
+            placements: &combined,
             cpu_max,
         };
         match &params_file {
@@ -330,9 +369,9 @@ fn main() -> ExitCode {
     }
 
     println!();
-    println!("Groth16, one proof after synthesis: GPU median of {RUNS} after a warm-up (ms), phases of the last run; circuit, size and B_G2 placement");
+    println!("Groth16, one proof after synthesis: GPU median of {RUNS} after a warm-up (ms), phases of the last run; circuit, size, B_G2 placement and where the scalars were split");
     println!(
-        "{:>18} {:>8} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>10} {:>6} {:>8}",
+        "{:>28} {:>8} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>10} {:>6} {:>8}",
         "circuit", "synth", "GPU proof", "prep", "upload", "NTT", "MSM h", "MSM l", "MSM a", "MSM b1", "B_G2", "asm", "CPU proof", "same", "resident"
     );
     let mut json_rows = Vec::new();
@@ -342,6 +381,7 @@ fn main() -> ExitCode {
             "synthesis_ms": synth,
             "gpu_proof_ms": total,
             "prep_ms": ms(t.prep),
+            "witness_split_on_gpu": t.witness_split_on_gpu,
             "upload_ms": ms(t.upload),
             "ntt_ms": ms(t.ntt),
             "msm_h_ms": ms(t.msm_h),
@@ -364,7 +404,7 @@ fn main() -> ExitCode {
             "resident": resident,
         }));
         println!(
-            "{:>18} {:>8.0} {:>9.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>10} {:>6} {:>8}",
+            "{:>28} {:>8.0} {:>9.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>10} {:>6} {:>8}",
             case,
             synth,
             total,

@@ -79,13 +79,11 @@ fn run_point(
     matrices: Option<&DeviceMatrices>,
     locks: &GpuLocks,
 ) -> Result<Point, String> {
-    let target = GpuTarget {
-        device_params: dp,
-        locks: Some(locks),
-        b_g2: G2Placement::Auto,
-        matrices,
-        priority: Priority::Normal,
-    };
+    let target = GpuTarget::new(dp)
+        .locks(locks)
+        .b_g2(G2Placement::Auto)
+        .matrices(matrices)
+        .priority(Priority::Normal);
     let (input_tx, input_rx) = crossbeam_channel::bounded::<ProvingAssignment>(workers + 1);
     let (done_tx, done_rx) = crossbeam_channel::bounded(FINALIZERS);
     let made = AtomicUsize::new(0);

@@ -29,6 +29,6 @@ pub use matrices::{DeviceMatrices, HostMatrices, MatricesRef, SparseRowsRef};
 pub use params::{DeviceParams, QueryVectors, Residency};
 pub use prove::{
     inject_faults, start, CircuitInputs, Evaluations, GpuBatch, GpuSums, GpuTimings, PendingGpu,
-    Priority,
+    Priority, Scalars, WitnessRef,
 };
 pub use upload::UploadSignal;

@@ -24,18 +24,48 @@ pub enum Evaluations<'a> {
         b: &'a [Scalar],
         c: &'a [Scalar],
     },
-    /// Evaluated on the GPU from its resident matrices, with the witness read from the
-    /// circuit's l split (the aux values) and a split (the inputs, its first points).
+    /// Evaluated on the GPU from its resident matrices, with the witness given whole
+    /// ([`Scalars::Witness`]) or read from the circuit's l split (the aux values) and a split
+    /// (the inputs, its first points).
     Device(&'a DeviceMatrices),
+}
+
+/// A circuit's witness, for the GPU to split the l, a and b_g1 scalars itself
+/// ([`Scalars::Witness`]): the values, and which of them the A and B queries have points for
+/// (bitmaps of 64-bit words, bit `k % 64` of word `k / 64`, as `Density::words` gives them).
+#[derive(Clone, Copy, Debug)]
+pub struct WitnessRef<'a> {
+    pub inputs: &'a [Scalar],
+    pub aux: &'a [Scalar],
+    /// The aux values A's query has points for (after every input).
+    pub a_aux_density: &'a [u64],
+    /// The inputs, then the aux values, that B's queries have points for.
+    pub b_input_density: &'a [u64],
+    pub b_aux_density: &'a [u64],
+}
+
+/// How a circuit's l, a and b_g1 scalars reach the GPU.
+#[derive(Clone, Copy, Debug)]
+pub enum Scalars<'a> {
+    /// Split on the host ([`MsmSplit`]), uploaded: for witnesses of mostly zeros and ones,
+    /// whose splits shrink to bitmaps.
+    Split {
+        l: &'a MsmSplit,
+        a_query: &'a MsmSplit,
+        b_g1: &'a MsmSplit,
+    },
+    /// The witness uploaded once and split on the GPU: for witnesses of mostly full-width
+    /// values, whose three splits would each be nearly the witness's size. Refused with
+    /// [`CudaError::SplitOnHost`], before any work, where the GPU's budget would put the proof
+    /// on the bounded-VRAM plan.
+    Witness(WitnessRef<'a>),
 }
 
 /// One circuit's inputs to the GPU part.
 #[derive(Clone, Copy, Debug)]
 pub struct CircuitInputs<'a> {
     pub evaluations: Evaluations<'a>,
-    pub l: &'a MsmSplit,
-    pub a_query: &'a MsmSplit,
-    pub b_g1: &'a MsmSplit,
+    pub scalars: Scalars<'a>,
     /// Whether B's G2 sum (over the b_g1 split) runs on the GPU too; the parameters must
     /// have been made with b_g2.
     pub b_g2_on_gpu: bool,
@@ -141,6 +171,46 @@ fn split_view(s: &MsmSplit) -> ffi::cuzk_msm_split_t {
     }
 }
 
+/// The C view of a witness for the GPU to split, after checking that each density bitmap has a
+/// word for every 64 values it covers (the library reads that many).
+fn witness_view(circuit: usize, w: &WitnessRef<'_>) -> Result<ffi::cuzk_witness_t, CudaError> {
+    for (what, words, values) in [
+        ("A's aux density", w.a_aux_density, w.aux.len()),
+        ("B's input density", w.b_input_density, w.inputs.len()),
+        ("B's aux density", w.b_aux_density, w.aux.len()),
+    ] {
+        if words.len() < values.div_ceil(64) {
+            return Err(CudaError::InvalidArgument(format!(
+                "circuit {circuit}: {what} has {} words for {values} values",
+                words.len()
+            )));
+        }
+    }
+    let ptr = |v: &[Scalar]| {
+        if v.is_empty() {
+            std::ptr::null()
+        } else {
+            v.as_ptr().cast()
+        }
+    };
+    let words = |v: &[u64]| {
+        if v.is_empty() {
+            std::ptr::null()
+        } else {
+            v.as_ptr()
+        }
+    };
+    Ok(ffi::cuzk_witness_t {
+        inputs: ptr(w.inputs),
+        num_inputs: w.inputs.len(),
+        aux: ptr(w.aux),
+        num_aux: w.aux.len(),
+        a_aux_density: words(w.a_aux_density),
+        b_input_density: words(w.b_input_density),
+        b_aux_density: words(w.b_aux_density),
+    })
+}
+
 /// How a batch shares its GPU with the other proofs on it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Priority {
@@ -192,6 +262,7 @@ fn start_inner(
     uploaded: Option<&UploadSignal>,
 ) -> Result<PendingGpu, CudaError> {
     let mut raw = Vec::with_capacity(circuits.len());
+    let mut witnesses: Vec<Option<ffi::cuzk_witness_t>> = Vec::with_capacity(circuits.len());
     for (i, c) in circuits.iter().enumerate() {
         let (abc, matrices): ([&[Scalar]; 3], _) = match c.evaluations {
             Evaluations::Host { a, b, c } => {
@@ -224,18 +295,32 @@ fn start_inner(
                 v.as_ptr().cast()
             }
         };
-        for (what, split, len) in [
-            ("l", c.l, params.lens()[1]),
-            ("a", c.a_query, params.lens()[2]),
-            ("b_g1", c.b_g1, params.lens()[3]),
-        ] {
-            if split.len != len || split.other_index.len() != split.other_scalars.len() {
-                return Err(CudaError::InvalidArgument(format!(
-                    "circuit {i}: the {what} split is for {} points, the parameters have {len}",
-                    split.len
-                )));
+        let empty = ffi::cuzk_msm_split_t {
+            ones: std::ptr::null(),
+            ones_words: 0,
+            other_index: std::ptr::null(),
+            other_scalars: std::ptr::null(),
+            other_count: 0,
+        };
+        let (splits, witness) = match c.scalars {
+            Scalars::Split { l, a_query, b_g1 } => {
+                for (what, split, len) in [
+                    ("l", l, params.lens()[1]),
+                    ("a", a_query, params.lens()[2]),
+                    ("b_g1", b_g1, params.lens()[3]),
+                ] {
+                    if split.len != len || split.other_index.len() != split.other_scalars.len() {
+                        return Err(CudaError::InvalidArgument(format!(
+                            "circuit {i}: the {what} split is for {} points, the parameters have {len}",
+                            split.len
+                        )));
+                    }
+                }
+                ([split_view(l), split_view(a_query), split_view(b_g1)], None)
             }
-        }
+            Scalars::Witness(w) => ([empty, empty, empty], Some(witness_view(i, &w)?)),
+        };
+        witnesses.push(witness);
         if c.b_g2_on_gpu && !params.has_b_g2() {
             return Err(CudaError::InvalidArgument(format!(
                 "circuit {i} asks for B's G2 sum on the GPU, but the device parameters were \
@@ -247,12 +332,19 @@ fn start_inner(
             b: ptr(abc[1]),
             c: ptr(abc[2]),
             abc_len: abc[0].len(),
-            l: split_view(c.l),
-            a_query: split_view(c.a_query),
-            b_g1: split_view(c.b_g1),
+            l: splits[0],
+            a_query: splits[1],
+            b_g1: splits[2],
             b_g2_on_gpu: i32::from(c.b_g2_on_gpu),
             matrices,
+            witness: std::ptr::null(),
         });
+    }
+    // Pointed to once `witnesses` no longer moves.
+    for (r, w) in raw.iter_mut().zip(&witnesses) {
+        if let Some(w) = w {
+            r.witness = w;
+        }
     }
     let locks_ptr = locks
         .or(params.locks())
@@ -267,8 +359,9 @@ fn start_inner(
     };
     let mut ptr: *mut ffi::cuzk_groth16_pending_t = std::ptr::null_mut();
     // SAFETY: every pointer in `raw` points into the borrowed circuits (or is a borrowed
-    // DeviceMatrices handle), valid for the lengths given, and the library stops using them
-    // before it returns; Scalar has blst_fr's layout;
+    // DeviceMatrices handle, or one of `witnesses`, alive and unmoved until after the call),
+    // valid for the lengths given (the density bitmaps' checked by witness_view), and the
+    // library stops using them before it returns; Scalar has blst_fr's layout;
     // the locks and params handles are alive (borrowed); `ctx` points to `hook`, which
     // outlives the call, and `on_uploaded` only reads it.
     unsafe {

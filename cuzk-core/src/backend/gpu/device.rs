@@ -16,7 +16,7 @@ use parking_lot::Mutex;
 use supraseal_c2::device::{device_count, device_info, DeviceInfo};
 use supraseal_c2::groth16::{DeviceMatrices, DeviceParams, GpuLocks, Residency};
 
-use crate::config::{ByteSize, Config, G2Placement};
+use crate::config::{ByteSize, Config, G2Placement, SplitPlacement};
 use crate::error::EngineError;
 use crate::partition_error::PartitionError;
 use crate::srs::LoadedSrs;
@@ -70,6 +70,8 @@ pub(crate) struct GpuDevice {
     pub workers: usize,
     /// Where B's G2 sum runs (`gpus.b_g2`), fixed when a parameter set is put on the device.
     b_g2: G2Placement,
+    /// Where a proof's scalars are split (`gpus.scalar_splits`).
+    pub scalar_splits: SplitPlacement,
     /// Parameter sets on this device, by circuit id.
     params: Mutex<DeviceCopies>,
     /// Constraint matrices on this device, by circuit id (`gpus.matrices_on_gpu`).
@@ -278,6 +280,7 @@ pub(crate) fn open_devices(config: &Config) -> Result<Vec<Arc<GpuDevice>>, Engin
                 locks,
                 workers: config.gpus.gpu_workers_per_device,
                 b_g2: config.gpus.b_g2,
+                scalar_splits: config.gpus.scalar_splits,
                 params: Mutex::default(),
                 matrices: Mutex::default(),
                 busy_at_start_ns,

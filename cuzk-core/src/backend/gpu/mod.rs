@@ -137,7 +137,8 @@ impl GpuDevice {
             .locks(&self.locks)
             .b_g2(b_g2)
             .matrices(matrices)
-            .priority(priority);
+            .priority(priority)
+            .splits(self.scalar_splits);
         prove_start(
             target,
             vec![inputs.assignment],

@@ -3,41 +3,52 @@
 //! GPU too or on the CPU meanwhile (per circuit, see [`G2Placement`]). For the same inputs
 //! the proof bytes are the CPU backend's.
 //!
-//! [`prove_start`] checks the batch, splits the scalars (zero / one / other) on the CPU,
-//! decides where each circuit's B_G2 sum runs, starts the CPU ones on a thread of its own,
-//! and runs the GPU part (under the GPU's locks); it returns when the GPU no longer needs the
-//! evaluations, which are then freed. The [`GpuPending`] it returns owns everything the B_G2
-//! thread reads (on the heap, shared with that thread), so it can be finished on any thread:
-//! [`GpuPending::finish`] joins the thread and assembles the proofs.
+//! [`prove_start`] checks the batch, has the scalars split (zero / one / other) on the CPU or,
+//! for a witness of mostly full-width values, hands the GPU the witness to split itself
+//! ([`SplitPlacement`]), decides where each circuit's B_G2 sum runs, starts the CPU ones on a
+//! thread of its own, and runs the GPU part (under the GPU's locks); it returns when the GPU
+//! no longer needs the host's buffers, which a thread of their own then frees. The
+//! [`GpuPending`] it returns owns everything the B_G2 thread reads (on the heap, shared with
+//! that thread), so it can be finished on any thread: [`GpuPending::finish`] joins the thread
+//! and assembles the proofs.
 //!
 //! With the circuit shape's constraint matrices on the device ([`device_matrices`],
 //! [`GpuTarget::matrices`]) the assignments carry only the witness
-//! ([`ConstraintMatrices::witness_assignment`]): the GPU rebuilds it from the l and a splits
-//! it uploads anyway and evaluates a, b and c itself, so the host neither computes nor uploads
-//! those three domain-sized vectors. The proofs are the same bytes.
+//! ([`ConstraintMatrices::witness_assignment`]): the GPU takes it whole or rebuilds it from the
+//! l and a splits it uploads anyway, and evaluates a, b and c itself, so the host neither
+//! computes nor uploads those three domain-sized vectors. The proofs are the same bytes.
+//!
+//! Layout:
+//! - `b_g2`: where B's G2 sum runs, and the CPU thread that computes it there;
+//! - `witness`: the witness shared with that thread, its host splits, and its release.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use blstrs::{G2Projective, Scalar};
+use blstrs::Scalar;
 use rayon::prelude::*;
 /// Whether a batch takes the GPU in turn or runs beside the other proofs ([`GpuTarget::priority`]).
 pub use supraseal_c2::groth16::Priority;
 use supraseal_c2::groth16::{
     self, CircuitInputs, DeviceMatrices, DeviceParams, Evaluations, GpuLocks, HostMatrices,
-    MatricesRef, PendingGpu, QueryVectors, Residency, SparseRowsRef, UploadSignal,
+    MatricesRef, PendingGpu, QueryVectors, Residency, Scalars, SparseRowsRef, UploadSignal,
 };
-use supraseal_c2::split::{MsmSplit, ScalarPart};
+use supraseal_c2::CudaError;
 
-use crate::density::Density;
-use crate::error::{panic_message, ProverError};
+use crate::error::ProverError;
 use crate::matrices::{ConstraintMatrices, SparseRows};
-use crate::msm::msm_g2;
 use crate::params::ProvingKey;
-pub use crate::placement::{b_g2_on_gpu_estimate, G2Placement};
+pub use crate::placement::{b_g2_on_gpu_estimate, G2Placement, SplitPlacement, WitnessSample};
 use crate::proof::Proof;
 use crate::prover::{assemble, check_batch, check_batch_with_constraints, PhaseTimings};
 use crate::synthesis::ProvingAssignment;
+
+mod b_g2;
+mod witness;
+
+use b_g2::{b_g2_sums, place_b_g2, G2Inputs, G2Worker};
+pub use witness::split_scalars;
+use witness::{split_on_host, HostSplits, Release, Witness};
 
 /// Puts the query vectors of `params` on the GPU of `locks` (resident when they fit its
 /// budget, streamed per proof otherwise), b_g2 included so that B's G2 sum may run there.
@@ -135,56 +146,6 @@ pub fn matrices_ref(matrices: &ConstraintMatrices) -> MatricesRef<'_> {
     }
 }
 
-/// What the B_G2 thread reads: one circuit's assignment values and B's densities.
-struct G2Inputs {
-    inputs: Vec<Scalar>,
-    aux: Vec<Scalar>,
-    b_input_density: Density,
-    b_aux_density: Density,
-}
-
-/// What the B_G2 thread returns: the sums of the circuits placed on the CPU (`None` for the
-/// others), and the time it took.
-type CpuG2Sums = Result<(Vec<Option<G2Projective>>, Duration), ProverError>;
-
-/// Where B_G2's CPU sums are computed: a thread of its own, whose parallel parts use rayon's
-/// global pool; or, for a proof started inside another rayon pool (the engine runs CRITICAL
-/// proofs on a pool of their own), a task of that pool, so that they do not queue behind the
-/// global pool's work.
-enum G2Worker {
-    Thread(std::thread::JoinHandle<CpuG2Sums>),
-    InPool(std::sync::mpsc::Receiver<std::thread::Result<CpuG2Sums>>),
-}
-
-impl G2Worker {
-    fn start(work: impl FnOnce() -> CpuG2Sums + Send + 'static) -> Result<Self, ProverError> {
-        if rayon::current_thread_index().is_some() {
-            let (tx, rx) = std::sync::mpsc::sync_channel(1);
-            // The receiver may be gone (the proof failed first); the result is then unused.
-            rayon::spawn(move || {
-                let _ = tx.send(std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)));
-            });
-            return Ok(G2Worker::InPool(rx));
-        }
-        std::thread::Builder::new()
-            .name("cuzk-b-g2".into())
-            .spawn(work)
-            .map(G2Worker::Thread)
-            .map_err(|e| ProverError::WorkerPanicked(format!("cannot start the B_G2 thread: {e}")))
-    }
-
-    /// Its sums, once computed; a panic is an error naming it.
-    fn join(self) -> CpuG2Sums {
-        let outcome = match self {
-            G2Worker::Thread(handle) => handle.join(),
-            G2Worker::InPool(rx) => rx
-                .recv()
-                .unwrap_or_else(|_| Err(Box::new("the B_G2 task ended without a result"))),
-        };
-        outcome.map_err(|panic| ProverError::WorkerPanicked(panic_message(panic.as_ref())))?
-    }
-}
-
 /// A batch whose GPU part is done and whose B_G2 sums are being computed.
 pub struct GpuPending<P: ProvingKey + Send + Sync + 'static> {
     params: Arc<P>,
@@ -196,6 +157,8 @@ pub struct GpuPending<P: ProvingKey + Send + Sync + 'static> {
     started: Instant,
     /// Per circuit, for the message of an unsatisfied one.
     num_constraints: Vec<usize>,
+    /// The thread freeing what the GPU part no longer needs (see [`Release`]).
+    release: Release,
 }
 
 /// Where and how [`prove_start`] runs a batch's GPU part: made with [`GpuTarget::new`] (the
@@ -216,6 +179,8 @@ pub struct GpuTarget<'a> {
     /// Whether the batch takes the GPU in turn with other proofs, or, for a proof with a
     /// deadline, runs beside them ([`Priority::Urgent`]).
     pub priority: Priority,
+    /// Where each circuit's l, a and b_g1 scalars are split.
+    pub splits: SplitPlacement,
 }
 
 impl<'a> GpuTarget<'a> {
@@ -227,6 +192,7 @@ impl<'a> GpuTarget<'a> {
             b_g2: G2Placement::Auto,
             matrices: None,
             priority: Priority::Normal,
+            splits: SplitPlacement::Auto,
         }
     }
 
@@ -253,6 +219,11 @@ impl<'a> GpuTarget<'a> {
     pub fn priority(self, priority: Priority) -> GpuTarget<'a> {
         GpuTarget { priority, ..self }
     }
+
+    /// The scalars split where `splits` says.
+    pub fn splits(self, splits: SplitPlacement) -> GpuTarget<'a> {
+        GpuTarget { splits, ..self }
+    }
 }
 
 /// The first half of a GPU proof, on `target`: checks, CPU preparation, B_G2 started, GPU
@@ -273,6 +244,7 @@ where
         b_g2,
         matrices,
         priority,
+        splits: split_placement,
     } = target;
     let started = Instant::now();
     match matrices {
@@ -295,37 +267,68 @@ where
         });
     }
 
-    let splits = assignments
-        .par_iter()
-        .map(|a| split_scalars(a, params.as_ref()))
-        .collect::<Result<Vec<_>, ProverError>>()?;
-
-    let on_gpu = place_b_g2(b_g2, device_params, params.h().len() + 1, &splits)?;
-
-    // B in G2 on the CPU (for the circuits not placed on the GPU), on its own thread, while
-    // the GPU works.
     let num_constraints: Vec<usize> = assignments
         .iter()
         .map(|a| matrices.map_or(a.num_constraints(), DeviceMatrices::num_constraints))
         .collect();
     let mut evaluations = Vec::with_capacity(assignments.len());
-    let mut g2_inputs = Vec::with_capacity(assignments.len());
-    for (a, &gpu) in assignments.into_iter().zip(&on_gpu) {
+    let mut witnesses = Vec::with_capacity(assignments.len());
+    for a in assignments {
         evaluations.push(ProvingAssignment {
             a: a.a,
             b: a.b,
             c: a.c,
             ..ProvingAssignment::default()
         });
-        g2_inputs.push((!gpu).then_some(G2Inputs {
+        witnesses.push(Arc::new(Witness {
             inputs: a.input_assignment,
             aux: a.aux_assignment,
+            a_aux_density: a.a_aux_density,
             b_input_density: a.b_input_density,
             b_aux_density: a.b_aux_density,
         }));
     }
-    // B_G2 starts once the uploads are done: beside them it takes the cores and memory
-    // bandwidth the staging copies need, and the GPU's kernels still leave it time to finish.
+    // Per circuit, the host's splits, or `None` for a witness the GPU splits.
+    let samples: Vec<WitnessSample> = witnesses
+        .iter()
+        .map(|w| WitnessSample::of(&w.aux))
+        .collect();
+    let mut host_splits: Vec<Option<HostSplits>> = witnesses
+        .par_iter()
+        .zip(&samples)
+        .map(|(w, sample)| {
+            let on_gpu = match split_placement {
+                SplitPlacement::Host => false,
+                SplitPlacement::Gpu => true,
+                SplitPlacement::Auto => sample.split_on_gpu(),
+            };
+            (!on_gpu)
+                .then(|| split_on_host(w, params.as_ref()))
+                .transpose()
+        })
+        .collect::<Result<_, ProverError>>()?;
+
+    // B's ones and other values per circuit, as B_G2's placement weighs them: counted by the
+    // host's split, or estimated from the sample.
+    let b_counts: Vec<(usize, usize)> = host_splits
+        .iter()
+        .zip(&samples)
+        .map(|(split, sample)| match split {
+            Some((_, _, b)) => (b.ones_count(), b.other_index.len()),
+            None => sample.estimate(params.b_g1().len()),
+        })
+        .collect();
+    let on_gpu = place_b_g2(b_g2, device_params, params.h().len() + 1, &b_counts)?;
+
+    // B in G2 on the CPU (for the circuits not placed on the GPU), on its own thread, while
+    // the GPU works. It starts once the uploads are done: beside them it takes the cores and
+    // memory bandwidth the staging copies need, and the GPU's kernels still leave it time to
+    // finish.
+    let g2_inputs: G2Inputs = witnesses
+        .iter()
+        .zip(&on_gpu)
+        .map(|(w, &gpu)| (!gpu).then(|| Arc::clone(w)))
+        .collect();
     let uploaded = Arc::new(UploadSignal::new());
     let b_g2 = {
         let params = Arc::clone(params);
@@ -335,33 +338,62 @@ where
             b_g2_sums(params.as_ref(), &g2_inputs)
         })?
     };
-    let timings = PhaseTimings {
+    let mut timings = PhaseTimings {
         prep: started.elapsed(),
         ..PhaseTimings::default()
     };
 
-    let circuits: Vec<CircuitInputs<'_>> = evaluations
-        .iter()
-        .zip(&splits)
-        .zip(&on_gpu)
-        .map(|((e, (l, a_query, b_g1)), &b_g2_on_gpu)| CircuitInputs {
-            evaluations: match matrices {
-                Some(m) => Evaluations::Device(m),
-                None => Evaluations::Host {
-                    a: &e.a,
-                    b: &e.b,
-                    c: &e.c,
-                },
-            },
-            l,
-            a_query,
-            b_g1,
-            b_g2_on_gpu,
-        })
-        .collect();
     // Whether every constraint holds is checked on the GPU, before H overwrites a, b and c
     // (reported by GpuPending::finish).
-    let gpu = match groth16::start(locks, device_params, &circuits, priority, Some(&uploaded)) {
+    let run = |host_splits: &[Option<HostSplits>]| {
+        let circuits: Vec<CircuitInputs<'_>> = evaluations
+            .iter()
+            .zip(host_splits.iter().zip(&witnesses))
+            .zip(&on_gpu)
+            .map(|((e, (split, w)), &b_g2_on_gpu)| CircuitInputs {
+                evaluations: match matrices {
+                    Some(m) => Evaluations::Device(m),
+                    None => Evaluations::Host {
+                        a: &e.a,
+                        b: &e.b,
+                        c: &e.c,
+                    },
+                },
+                scalars: match split {
+                    Some((l, a_query, b_g1)) => Scalars::Split { l, a_query, b_g1 },
+                    None => Scalars::Witness(w.view()),
+                },
+                b_g2_on_gpu,
+            })
+            .collect();
+        groth16::start(locks, device_params, &circuits, priority, Some(&uploaded))
+    };
+    let mut result = run(&host_splits);
+    if let Err(CudaError::SplitOnHost(_)) = result {
+        // The GPU's budget puts these proofs on the bounded plan: split on the host after all.
+        // (The refused call has set `uploaded` already, so a B_G2 sum on the CPU may now run
+        // beside these splits and the uploads: slower, in this rare case, not wrong.)
+        let again = Instant::now();
+        let filled: Result<Vec<_>, ProverError> = host_splits
+            .par_iter_mut()
+            .zip(&witnesses)
+            .map(|(split, w)| {
+                if split.is_none() {
+                    *split = Some(split_on_host(w, params.as_ref())?);
+                }
+                Ok(())
+            })
+            .collect();
+        if let Err(e) = filled {
+            // Let the B_G2 thread end before reporting; its result is not needed.
+            uploaded.set();
+            let _ = b_g2.join();
+            return Err(e);
+        }
+        timings.prep += again.elapsed();
+        result = run(&host_splits);
+    }
+    let gpu = match result {
         Ok(gpu) => gpu,
         Err(e) => {
             // Let the B_G2 thread end before reporting; its result is not needed.
@@ -369,8 +401,10 @@ where
             return Err(e.into());
         }
     };
-    drop(circuits);
-    drop(evaluations); // the GPU is done with a, b and c
+    timings.witness_split_on_gpu = host_splits.iter().filter(|s| s.is_none()).count();
+    // The GPU is done with a, b and c, the splits and the witness (the B_G2 thread holds its
+    // own references to the witnesses it reads).
+    let release = Release::start((evaluations, host_splits, witnesses));
 
     Ok(GpuPending {
         params: Arc::clone(params),
@@ -381,6 +415,7 @@ where
         timings,
         started,
         num_constraints,
+        release,
     })
 }
 
@@ -396,7 +431,9 @@ impl<P: ProvingKey + Send + Sync + 'static> GpuPending<P> {
             mut timings,
             started,
             num_constraints,
+            release,
         } = self;
+        release.wait();
         let batch = gpu.finish()?;
         if let Some((index, total)) = batch
             .unsatisfied
@@ -493,91 +530,4 @@ fn check_witness_batch<P: ProvingKey + ?Sized>(
     }
     check_batch_with_constraints(assignments, matrices.num_constraints(), params, r_s, s_s)?;
     Ok(())
-}
-
-/// Per circuit, whether its B_G2 sum runs on the GPU: as `b_g2` says, `Auto` by
-/// [`b_g2_on_gpu_estimate`] from the B split's ones and other values over all of rayon's
-/// threads, `AutoWithThreads` over the threads it names (on the CPU when the device has no
-/// b_g2). `Gpu` without b_g2 on the device is an error.
-fn place_b_g2(
-    b_g2: G2Placement,
-    device_params: &DeviceParams,
-    domain: usize,
-    splits: &[(MsmSplit, MsmSplit, MsmSplit)],
-) -> Result<Vec<bool>, ProverError> {
-    if b_g2 == G2Placement::Gpu && !device_params.has_b_g2() {
-        return Err(ProverError::G2Placement(
-            "B's G2 sum was asked to run on the GPU, but the device parameters were made \
-             without b_g2 (G2Placement::Cpu)"
-                .into(),
-        ));
-    }
-    let auto = |b: &MsmSplit, threads: usize| {
-        device_params.has_b_g2()
-            && b_g2_on_gpu_estimate(b.ones_count(), b.other_index.len(), threads, domain)
-    };
-    Ok(splits
-        .iter()
-        .map(|(_, _, b)| match b_g2 {
-            G2Placement::Cpu => false,
-            G2Placement::Gpu => true,
-            G2Placement::Auto => auto(b, rayon::current_num_threads()),
-            G2Placement::AutoWithThreads(threads) => auto(b, threads),
-        })
-        .collect())
-}
-
-/// The scalars of the l, a and b_g1 MSMs, split for the GPU (see supraseal_c2::split).
-pub fn split_scalars<P: ProvingKey + ?Sized>(
-    a: &ProvingAssignment,
-    params: &P,
-) -> Result<(MsmSplit, MsmSplit, MsmSplit), ProverError> {
-    fn whole(scalars: &[Scalar]) -> ScalarPart<'_> {
-        ScalarPart {
-            scalars,
-            density: None,
-        }
-    }
-    fn dense<'a>(scalars: &'a [Scalar], d: &'a Density) -> ScalarPart<'a> {
-        ScalarPart {
-            scalars,
-            density: Some(d.words()),
-        }
-    }
-    let inputs = a.input_assignment.as_slice();
-    let aux = a.aux_assignment.as_slice();
-    let l = MsmSplit::build(params.l().len(), &[whole(aux)])?;
-    let a_query = MsmSplit::build(
-        params.a().len(),
-        &[whole(inputs), dense(aux, &a.a_aux_density)],
-    )?;
-    let b_g1 = MsmSplit::build(
-        params.b_g1().len(),
-        &[
-            dense(inputs, &a.b_input_density),
-            dense(aux, &a.b_aux_density),
-        ],
-    )?;
-    Ok((l, a_query, b_g1))
-}
-
-/// B's G2 sum of every circuit given (`None` for those placed on the GPU), as the CPU
-/// prover computes it, and the time it took.
-fn b_g2_sums<P: ProvingKey + ?Sized>(params: &P, circuits: &[Option<G2Inputs>]) -> CpuG2Sums {
-    let start = Instant::now();
-    let mut out = Vec::with_capacity(circuits.len());
-    for c in circuits {
-        let Some(c) = c else {
-            out.push(None);
-            continue;
-        };
-        let (b2_inputs, b2_aux) = params
-            .b_g2()
-            .split_at(c.b_input_density.count_ones().min(params.b_g2().len()));
-        out.push(Some(
-            msm_g2(b2_inputs, &c.inputs, Some(&c.b_input_density))?
-                + msm_g2(b2_aux, &c.aux, Some(&c.b_aux_density))?,
-        ));
-    }
-    Ok((out, start.elapsed()))
 }

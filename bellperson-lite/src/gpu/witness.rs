@@ -1,0 +1,122 @@
+//! A proof's witness on the host: shared by the GPU part and the B_G2 thread ([`Witness`]),
+//! split into zeros, ones and the rest for the GPU when the host splits it ([`split_scalars`]),
+//! and freed off the worker's path once the GPU is done with it ([`Release`]).
+
+use blstrs::Scalar;
+use supraseal_c2::groth16::WitnessRef;
+use supraseal_c2::split::{MsmSplit, ScalarPart};
+
+use crate::density::Density;
+use crate::error::ProverError;
+use crate::params::ProvingKey;
+use crate::synthesis::ProvingAssignment;
+
+/// One circuit's witness and densities, shared by the GPU part (which may upload the witness
+/// whole) and the B_G2 thread (which reads the values B's densities select).
+pub(super) struct Witness {
+    pub inputs: Vec<Scalar>,
+    pub aux: Vec<Scalar>,
+    pub a_aux_density: Density,
+    pub b_input_density: Density,
+    pub b_aux_density: Density,
+}
+
+impl Witness {
+    /// The witness as the GPU splits it.
+    pub fn view(&self) -> WitnessRef<'_> {
+        WitnessRef {
+            inputs: &self.inputs,
+            aux: &self.aux,
+            a_aux_density: self.a_aux_density.words(),
+            b_input_density: self.b_input_density.words(),
+            b_aux_density: self.b_aux_density.words(),
+        }
+    }
+}
+
+/// The three host splits of a circuit (l, a, b_g1).
+pub(super) type HostSplits = (MsmSplit, MsmSplit, MsmSplit);
+
+/// The scalars of the l, a and b_g1 MSMs, split for the GPU (see supraseal_c2::split).
+pub fn split_scalars<P: ProvingKey + ?Sized>(
+    a: &ProvingAssignment,
+    params: &P,
+) -> Result<(MsmSplit, MsmSplit, MsmSplit), ProverError> {
+    split_witness(
+        &a.input_assignment,
+        &a.aux_assignment,
+        [&a.a_aux_density, &a.b_input_density, &a.b_aux_density],
+        params,
+    )
+}
+
+/// [`split_scalars`] of a [`Witness`].
+pub(super) fn split_on_host<P: ProvingKey + ?Sized>(
+    w: &Witness,
+    params: &P,
+) -> Result<HostSplits, ProverError> {
+    split_witness(
+        &w.inputs,
+        &w.aux,
+        [&w.a_aux_density, &w.b_input_density, &w.b_aux_density],
+        params,
+    )
+}
+
+/// The splits of a witness's values, given A's aux density and B's input and aux densities.
+fn split_witness<P: ProvingKey + ?Sized>(
+    inputs: &[Scalar],
+    aux: &[Scalar],
+    [a_aux_density, b_input_density, b_aux_density]: [&Density; 3],
+    params: &P,
+) -> Result<HostSplits, ProverError> {
+    fn whole(scalars: &[Scalar]) -> ScalarPart<'_> {
+        ScalarPart {
+            scalars,
+            density: None,
+        }
+    }
+    fn dense<'a>(scalars: &'a [Scalar], d: &'a Density) -> ScalarPart<'a> {
+        ScalarPart {
+            scalars,
+            density: Some(d.words()),
+        }
+    }
+    let l = MsmSplit::build(params.l().len(), &[whole(aux)])?;
+    let a_query = MsmSplit::build(
+        params.a().len(),
+        &[whole(inputs), dense(aux, a_aux_density)],
+    )?;
+    let b_g1 = MsmSplit::build(
+        params.b_g1().len(),
+        &[dense(inputs, b_input_density), dense(aux, b_aux_density)],
+    )?;
+    Ok((l, a_query, b_g1))
+}
+
+/// Frees a proof's large host buffers (the witness, a, b and c, the host splits: 17 GB for a
+/// 32 GiB WindowPoSt partition) on a thread of its own, off the worker's path: unmapping
+/// touched memory takes about 30 to 45 ms per GiB (the 2-core development VM, 2026-12-04),
+/// which the worker would otherwise spend before handing its proof to a finalizer. The
+/// finish half waits for it, so that the bytes are free before the proof's RAM reservation
+/// is given back.
+pub(super) struct Release(Option<std::thread::JoinHandle<()>>);
+
+impl Release {
+    pub fn start<T: Send + 'static>(buffers: T) -> Release {
+        let spawned = std::thread::Builder::new()
+            .name("cuzk-release".into())
+            .spawn(move || drop(buffers));
+        // Without a thread (the system refused one) the buffers were dropped by the failed
+        // spawn, here: slower, not wrong.
+        Release(spawned.ok())
+    }
+
+    /// Waits until the buffers are freed.
+    pub fn wait(mut self) {
+        if let Some(handle) = self.0.take() {
+            // A panic while freeing cannot happen with plain vectors; nothing to report.
+            let _ = handle.join();
+        }
+    }
+}
