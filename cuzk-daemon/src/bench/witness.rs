@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
 use cuzk_core::bellperson_lite::matrices::Witness;
+use cuzk_core::bellperson_lite::placement::WitnessSample;
 use cuzk_core::filecoin::FilecoinJob;
 use cuzk_core::Partition;
 
@@ -85,6 +86,7 @@ pub(super) fn run(args: &BenchArgs, job: &FilecoinJob) -> Result<()> {
     let mut seconds: Vec<Vec<f64>> = vec![Vec::new(); sources.len()];
     let mut equal = true;
     let mut aux_values = 0;
+    let mut composition = None;
     for run in 1..=runs {
         let mut reference: Option<Witness> = None;
         let mut line = format!("run {run}:");
@@ -96,6 +98,9 @@ pub(super) fn run(args: &BenchArgs, job: &FilecoinJob) -> Result<()> {
             match &reference {
                 None => {
                     aux_values = witness.aux.len();
+                    if composition.is_none() {
+                        composition = Some(report_composition(&witness.aux));
+                    }
                     reference = Some(witness);
                 }
                 Some(first) => equal &= *first == witness,
@@ -127,6 +132,7 @@ pub(super) fn run(args: &BenchArgs, job: &FilecoinJob) -> Result<()> {
             "circuit_id": job.circuit_id,
             "threads": threads,
             "aux_values": aux_values,
+            "aux_composition": composition,
             "equal": equal,
             "at_once": at_once,
         });
@@ -142,6 +148,28 @@ pub(super) fn run(args: &BenchArgs, job: &FilecoinJob) -> Result<()> {
         bail!("the witnesses differ (the engine would not use the native one)");
     }
     Ok(())
+}
+
+/// Prints what the aux values are (zero, one, full-width) and where the GPU prover's default
+/// (`gpus.scalar_splits = "auto"`) splits the scalars of such a witness; the same as JSON.
+fn report_composition(aux: &[cuzk_core::bellperson_lite::Scalar]) -> serde_json::Value {
+    let all = WitnessSample::all(aux);
+    let sample = WitnessSample::of(aux);
+    let share = |n: usize| 100.0 * n as f64 / aux.len().max(1) as f64;
+    let place = if sample.split_on_gpu() { "gpu" } else { "host" };
+    println!(
+        "aux values: {:.1}% zero, {:.1}% one, {:.1}% full-width; with gpus.scalar_splits = \"auto\" \
+         the GPU prover splits them on the {place}",
+        share(all.zeros),
+        share(all.ones),
+        share(all.others)
+    );
+    serde_json::json!({
+        "zeros": all.zeros,
+        "ones": all.ones,
+        "full_width": all.others,
+        "auto_split_on": place,
+    })
 }
 
 /// The median (the mean of the middle two for an even count).
