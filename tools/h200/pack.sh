@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds the GPU tests and benchmarks (cargo xtask gpu-bundle) and cuzk with cuda, for sm_90,
+# and packs the binaries the queue runs (and the supraseal peer, when built) into
+# devrun/b.tar.xz, under the device tool's 64 MiB.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+eval "$(cargo run --quiet -p xtask -- cuda-toolchain)"
+export CUZK_CUDA_ARCHS=${CUZK_CUDA_ARCHS:-90}
+cargo xtask gpu-bundle
+cargo build --release -p cuzk-daemon --features cuda
+stage=$(mktemp -d)
+mkdir -p "$stage/b2/tests" "$stage/b2/bench"
+for t in groth16 device_matrices engine msm msm_g2; do cp gpu-bundle/tests/$t "$stage/b2/tests/"; done
+for b in bench_msm bench_groth16 make_params; do cp gpu-bundle/bench/$b "$stage/b2/bench/"; done
+cp target/release/cuzk "$stage/b2/"
+# As gpu-bundle does for its binaries: no debug information, no relocatable device code.
+strip --strip-debug -R __nv_relfatbin "$stage/b2/cuzk"
+if [ -f target/peer/supraseal-peer.xz ]; then xz -dc target/peer/supraseal-peer.xz >"$stage/b2/supraseal-peer"; chmod +x "$stage/b2/supraseal-peer"; fi
+mkdir -p devrun
+tar -C "$stage" -cf - b2 | xz --lzma2=preset=6,dict=256MiB -T2 >devrun/b.tar.xz
+rm -rf "$stage"
+size=$(stat -c %s devrun/b.tar.xz)
+echo "devrun/b.tar.xz: $((size >> 20)) MiB"
+[ "$size" -lt $((60 << 20)) ] || { echo "too large for the device tool (64 MiB with the tree)" >&2; exit 1; }

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The queue go.sh starts: runs each named step in order, its output in res/STEP.log, and
+# prints a table of the steps (result, seconds) at the end. See README.md for the steps.
+set -u
+Q=/tmp/q
+B=/tmp/b2
+T=$Q/tools
+R=$Q/res
+PP=/tmp/pp
+export RUST_BACKTRACE=1
+
+# make_params for a test circuit once: /tmp/KIND_LOG.params.
+params_for() {
+  local f=/tmp/${1/:/_}.params
+  [ -f "$f" ] || $B/bench/make_params --circuit "$1" --out "$f" >&2 || return 1
+  echo "$f"
+}
+
+# cuzk and the peer on the same parameters, r and s: timings and the proof bytes compared.
+pair() {
+  local f
+  f=$(params_for "$1") || return 1
+  $B/bench/bench_groth16 --params "$f" --proof-out /tmp/cuzk.proof --json "$R/cuzk-${1/:/_}.json" "$1" || return 1
+  [ -x $B/supraseal-peer ] || { echo "no supraseal-peer in the bundle"; return 1; }
+  $B/supraseal-peer --params "$f" --circuit "$1" --proof-out /tmp/peer.proof --json "$R/peer-${1/:/_}.json" || return 1
+  cmp /tmp/cuzk.proof /tmp/peer.proof && echo "same proof bytes"
+}
+
+# Nsight Compute: every kernel's duration, for cuzk and the peer on the same parameters.
+ncu_pair() {
+  local f
+  f=$(params_for "$1") || return 1
+  local m="--clock-control none --metrics gpu__time_duration.sum --csv"
+  ncu $m --log-file "$R/ncu-cuzk-${1/:/_}.csv" $B/bench/bench_groth16 --params "$f" "$1" || return 1
+  python3 $T/ncusum.py "$R/ncu-cuzk-${1/:/_}.csv"
+  if [ -x $B/supraseal-peer ]; then
+    ncu $m --log-file "$R/ncu-peer-${1/:/_}.csv" $B/supraseal-peer --params "$f" --circuit "$1" --runs 1 || return 1
+    python3 $T/ncusum.py "$R/ncu-peer-${1/:/_}.csv"
+  fi
+}
+
+bench32() {  # bench32 CONFIG KIND NAME ARGS...
+  local config=$1 kind=$2 name=$3
+  shift 3
+  $B/cuzk bench --config "$T/$config" --kind "$kind" --sector-size 32GiB --param-cache $PP --skip-alone \
+    --json "$R/$name.json" --timeline "$R/$name.svg" "$@"
+}
+
+step() {
+  case $1 in
+  gpu-tests)
+    local rc=0
+    for t in groth16 device_matrices engine; do $B/tests/$t --test-threads 1 || rc=1; done
+    return $rc ;;
+  msm-tests) $B/tests/msm --test-threads 1 && $B/tests/msm_g2 --test-threads 1 ;;
+  memcheck) CUZK_SMALL=1 compute-sanitizer --tool memcheck --error-exitcode 1 $B/tests/groth16 --test-threads 1 ;;
+  msm) $B/bench/bench_msm --json $R/msm.json 22 24 26 g2:24 ;;
+  groth16) $B/bench/bench_groth16 --splits host,gpu --json $R/groth16.json sha:22 sha:24 mix:24 mix50:24 ;;
+  gen-wpost) $B/cuzk params generate --sector-size 32GiB --kinds wpost --force --param-cache $PP ;;
+  gen-porep) $B/cuzk params generate --sector-size 32GiB --kinds porep,winning --force --param-cache $PP ;;
+  bench-wpost) bench32 bench-wpost.toml window-post wpost-32g --in-flight 1 --jobs 3 ;;
+  bench-porep) bench32 bench.toml porep porep-32g --in-flight 3 --jobs 4 --probe winning-post --probe-every 10 ;;
+  bench-porep-24g) bench32 bench.toml porep porep-32g-vram-24g --vram-budget 24GiB --in-flight 2 --jobs 2 ;;
+  bench-porep-16g) bench32 bench.toml porep porep-32g-vram-16g --vram-budget 16GiB --in-flight 2 --jobs 2 ;;
+  rm-params) rm -rf $PP /tmp/*.params ;;
+  ncu-sha22) ncu_pair sha:22 ;;
+  pair-sha22) pair sha:22 ;;
+  pair-sha24) pair sha:24 ;;
+  pair-mix24) pair mix:24 ;;
+  *) echo "unknown step $1"; return 2 ;;
+  esac
+}
+
+names=() results=() secs=()
+for s in $1; do
+  echo "== $s ($(date +%T))"
+  t0=$SECONDS
+  step "$s" >"$R/$s.log" 2>&1
+  rc=$?
+  tail -5 "$R/$s.log"
+  names+=("$s") secs+=($((SECONDS - t0)))
+  if [ $rc -eq 0 ]; then results+=(PASS); else results+=("FAIL($rc)"); fi
+done
+nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv >"$R/nvidia-smi.txt" 2>&1
+echo
+printf '%-18s %-9s %6s\n' step result seconds
+for i in "${!names[@]}"; do printf '%-18s %-9s %6s\n' "${names[$i]}" "${results[$i]}" "${secs[$i]}"; done
+rm -f $Q/running
