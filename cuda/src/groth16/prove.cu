@@ -457,6 +457,7 @@ std::unique_ptr<cuzk_groth16_pending> start(cuzk_gpu_locks* given, const params_
                          " asks for B's G2 sum on the GPU, but the parameters were made without b_g2");
     }
 
+    CUZK_CUDA_CHECK(cudaSetDevice(p->device));  // before the plans: their scratch sizes ask the device
     // A witness to split on the GPU needs the whole working set: the bounded plan's chunks find
     // their scalars in host splits. Refused before any work, so that the caller can split on the
     // host and call again.
@@ -465,7 +466,6 @@ std::unique_ptr<cuzk_groth16_pending> start(cuzk_gpu_locks* given, const params_
             throw split_on_host("groth16: circuit " + std::to_string(i) +
                                 ": its witness cannot be split on the GPU within the VRAM budget (the proof would "
                                 "take the bounded plan): split it on the host");
-    CUZK_CUDA_CHECK(cudaSetDevice(p->device));
     auto pending = std::make_unique<cuzk_groth16_pending>();
     pending->sums.resize(count);
     pending->unsatisfied.resize(count, UINT32_MAX);
