@@ -16,7 +16,9 @@
 //! - [`msm`]: multi-scalar multiplication with the zero / one / other split.
 //! - [`prover`]: H = (A*B - C)/Z, the MSMs and the proof assembly (the CPU backend).
 //! - `gpu` (feature `cuda`): the GPU backend, with the same contract and the same proof bytes.
-//! - [`placement`]: where a GPU proof's B_G2 sum runs (CPU or GPU), decided per circuit.
+//! - [`placement`]: where a GPU proof's B_G2 sum runs (CPU or GPU) and where its scalars are
+//!   split (host or GPU), decided per circuit.
+//! - [`release`]: a proof's large buffers freed on a thread of their own.
 //! - [`verifier`]: prepared verifying key and proof verification.
 //! - [`generator`]: parameter generation, and the benchmark-only [`generator::BenchmarkSrs`].
 //! - [`circuits`]: the `sha` and `mix` test circuits shared by tests and benchmarks.
@@ -35,6 +37,7 @@ pub mod params;
 pub mod placement;
 pub mod proof;
 pub mod prover;
+pub mod release;
 pub mod synthesis;
 pub mod verifier;
 

@@ -20,7 +20,7 @@
 //!
 //! Layout:
 //! - `b_g2`: where B's G2 sum runs, and the CPU thread that computes it there;
-//! - `witness`: the witness shared with that thread, its host splits, and its release.
+//! - `witness`: the witness shared with that thread, and its host splits.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -41,6 +41,7 @@ use crate::params::ProvingKey;
 pub use crate::placement::{b_g2_on_gpu_estimate, G2Placement, SplitPlacement, WitnessSample};
 use crate::proof::Proof;
 use crate::prover::{assemble, check_batch, check_batch_with_constraints, PhaseTimings};
+use crate::release::Release;
 use crate::synthesis::ProvingAssignment;
 
 mod b_g2;
@@ -48,7 +49,7 @@ mod witness;
 
 use b_g2::{b_g2_sums, place_b_g2, G2Inputs, G2Worker};
 pub use witness::split_scalars;
-use witness::{split_on_host, HostSplits, Release, Witness};
+use witness::{split_on_host, HostSplits, Witness};
 
 /// Puts the query vectors of `params` on the GPU of `locks` (resident when they fit its
 /// budget, streamed per proof otherwise), b_g2 included so that B's G2 sum may run there.

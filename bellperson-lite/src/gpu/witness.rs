@@ -1,6 +1,6 @@
 //! A proof's witness on the host: shared by the GPU part and the B_G2 thread ([`Witness`]),
-//! split into zeros, ones and the rest for the GPU when the host splits it ([`split_scalars`]),
-//! and freed off the worker's path once the GPU is done with it ([`Release`]).
+//! and split into zeros, ones and the rest for the GPU when the host splits it
+//! ([`split_scalars`]).
 
 use blstrs::Scalar;
 use supraseal_c2::groth16::WitnessRef;
@@ -92,31 +92,4 @@ fn split_witness<P: ProvingKey + ?Sized>(
         &[dense(inputs, b_input_density), dense(aux, b_aux_density)],
     )?;
     Ok((l, a_query, b_g1))
-}
-
-/// Frees a proof's large host buffers (the witness, a, b and c, the host splits: 17 GB for a
-/// 32 GiB WindowPoSt partition) on a thread of its own, off the worker's path: unmapping
-/// touched memory takes about 30 to 45 ms per GiB (the 2-core development VM, 2026-12-04),
-/// which the worker would otherwise spend before handing its proof to a finalizer. The
-/// finish half waits for it, so that the bytes are free before the proof's RAM reservation
-/// is given back.
-pub(super) struct Release(Option<std::thread::JoinHandle<()>>);
-
-impl Release {
-    pub fn start<T: Send + 'static>(buffers: T) -> Release {
-        let spawned = std::thread::Builder::new()
-            .name("cuzk-release".into())
-            .spawn(move || drop(buffers));
-        // Without a thread (the system refused one) the buffers were dropped by the failed
-        // spawn, here: slower, not wrong.
-        Release(spawned.ok())
-    }
-
-    /// Waits until the buffers are freed.
-    pub fn wait(mut self) {
-        if let Some(handle) = self.0.take() {
-            // A panic while freeing cannot happen with plain vectors; nothing to report.
-            let _ = handle.join();
-        }
-    }
 }
