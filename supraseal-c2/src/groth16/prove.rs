@@ -39,7 +39,7 @@ pub struct WitnessRef<'a> {
     pub aux: &'a [Scalar],
     /// The aux values A's query has points for (after every input).
     pub a_aux_density: &'a [u64],
-    /// The inputs, then the aux values, that B's queries have points for.
+    /// The inputs B's queries have points for; then `b_aux_density`, the aux values.
     pub b_input_density: &'a [u64],
     pub b_aux_density: &'a [u64],
 }
