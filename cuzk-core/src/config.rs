@@ -141,7 +141,7 @@ pub struct GpuConfig {
     /// many non-boolean witness values, or any circuit on a busy host), "cpu"
     /// (always on the CPU beside the GPU; b_g2 then takes no VRAM) or "gpu" (always on the
     /// GPU, inside the compute lock). Default "auto".
-    #[serde(deserialize_with = "placement_by_name")]
+    #[serde(deserialize_with = "by_name")]
     pub b_g2: G2Placement,
     /// Where a proof's l, a and b_g1 scalars are split into zeros, ones and the rest: "auto"
     /// (per proof: on the GPU, from the witness uploaded once, when a sample of its values
@@ -149,7 +149,7 @@ pub struct GpuConfig {
     /// witnesses of bits, as in PoRep, whose splits shrink to bitmaps), "host" or "gpu"
     /// (always; a proof the GPU's VRAM budget puts on the bounded plan is split on the host
     /// anyway). Default "auto".
-    #[serde(deserialize_with = "split_placement_by_name")]
+    #[serde(deserialize_with = "by_name")]
     pub scalar_splits: SplitPlacement,
     /// With `engine.synthesis = "matrices"`: keep each circuit id's constraint matrices on
     /// the GPUs and evaluate a = A w, b = B w, c = C w there, so that synthesis computes only
@@ -414,14 +414,14 @@ pub fn physical_memory() -> u64 {
         .unwrap_or(16 << 30)
 }
 
-/// `gpus.b_g2`: a placement by its name ("auto", "cpu" or "gpu").
-fn placement_by_name<'de, D: Deserializer<'de>>(d: D) -> Result<G2Placement, D::Error> {
-    let name = String::deserialize(d)?;
-    name.parse().map_err(serde::de::Error::custom)
-}
-
-/// `gpus.scalar_splits`: a placement by its name ("auto", "host" or "gpu").
-fn split_placement_by_name<'de, D: Deserializer<'de>>(d: D) -> Result<SplitPlacement, D::Error> {
+/// A value parsed from its name in the file (`gpus.b_g2`: "auto", "cpu" or "gpu";
+/// `gpus.scalar_splits`: "auto", "host" or "gpu"), the parse error as the file's error.
+fn by_name<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: std::str::FromStr,
+    T::Err: std::fmt::Display,
+{
     let name = String::deserialize(d)?;
     name.parse().map_err(serde::de::Error::custom)
 }

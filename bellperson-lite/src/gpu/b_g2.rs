@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use blstrs::G2Projective;
 use supraseal_c2::groth16::DeviceParams;
 
-use super::witness::Witness;
+use super::witness::HostWitness;
 use crate::error::{panic_message, ProverError};
 use crate::msm::msm_g2;
 use crate::params::ProvingKey;
@@ -18,7 +18,7 @@ use crate::placement::{b_g2_on_gpu_estimate, G2Placement};
 pub(super) type CpuG2Sums = Result<(Vec<Option<G2Projective>>, Duration), ProverError>;
 
 /// For the B_G2 thread: per circuit, its witness when its B_G2 sum runs on the CPU.
-pub(super) type G2Inputs = Vec<Option<Arc<Witness>>>;
+pub(super) type G2Inputs = Vec<Option<Arc<HostWitness>>>;
 
 /// Where B_G2's CPU sums are computed: a thread of its own, whose parallel parts use rayon's
 /// global pool; or, for a proof started inside another rayon pool (the engine runs CRITICAL

@@ -49,7 +49,7 @@ mod witness;
 
 use b_g2::{b_g2_sums, place_b_g2, G2Inputs, G2Worker};
 pub use witness::split_scalars;
-use witness::{split_on_host, HostSplits, Witness};
+use witness::{split_on_host, HostSplits, HostWitness};
 
 /// Puts the query vectors of `params` on the GPU of `locks` (resident when they fit its
 /// budget, streamed per proof otherwise), b_g2 included so that B's G2 sum may run there.
@@ -281,7 +281,7 @@ where
             c: a.c,
             ..ProvingAssignment::default()
         });
-        witnesses.push(Arc::new(Witness {
+        witnesses.push(Arc::new(HostWitness {
             inputs: a.input_assignment,
             aux: a.aux_assignment,
             a_aux_density: a.a_aux_density,
@@ -289,36 +289,31 @@ where
             b_aux_density: a.b_aux_density,
         }));
     }
-    // Per circuit, the host's splits, or `None` for a witness the GPU splits.
-    let samples: Vec<WitnessSample> = witnesses
-        .iter()
-        .map(|w| WitnessSample::of(&w.aux))
-        .collect();
-    let mut host_splits: Vec<Option<HostSplits>> = witnesses
+    // Per circuit, the host's splits (`None` for a witness the GPU splits), and B's ones and
+    // other values as B_G2's placement weighs them: counted by the host's split, else
+    // estimated from the witness's sample.
+    let (mut host_splits, b_counts): (Vec<Option<HostSplits>>, Vec<(usize, usize)>) = witnesses
         .par_iter()
-        .zip(&samples)
-        .map(|(w, sample)| {
-            let on_gpu = match split_placement {
-                SplitPlacement::Host => false,
-                SplitPlacement::Gpu => true,
-                SplitPlacement::Auto => sample.split_on_gpu(),
+        .map(|w| {
+            let sample = match split_placement {
+                SplitPlacement::Host => None,
+                SplitPlacement::Gpu => Some(WitnessSample::of(&w.aux)),
+                SplitPlacement::Auto => {
+                    Some(WitnessSample::of(&w.aux)).filter(WitnessSample::split_on_gpu)
+                }
             };
-            (!on_gpu)
-                .then(|| split_on_host(w, params.as_ref()))
-                .transpose()
+            Ok(match sample {
+                Some(sample) => (None, sample.estimate(params.b_g1().len())),
+                None => {
+                    let split = split_on_host(w, params.as_ref())?;
+                    let b = (split.2.ones_count(), split.2.other_index.len());
+                    (Some(split), b)
+                }
+            })
         })
-        .collect::<Result<_, ProverError>>()?;
-
-    // B's ones and other values per circuit, as B_G2's placement weighs them: counted by the
-    // host's split, or estimated from the sample.
-    let b_counts: Vec<(usize, usize)> = host_splits
-        .iter()
-        .zip(&samples)
-        .map(|(split, sample)| match split {
-            Some((_, _, b)) => (b.ones_count(), b.other_index.len()),
-            None => sample.estimate(params.b_g1().len()),
-        })
-        .collect();
+        .collect::<Result<Vec<_>, ProverError>>()?
+        .into_iter()
+        .unzip();
     let on_gpu = place_b_g2(b_g2, device_params, params.h().len() + 1, &b_counts)?;
 
     // B in G2 on the CPU (for the circuits not placed on the GPU), on its own thread, while

@@ -1,4 +1,4 @@
-//! A proof's witness on the host: shared by the GPU part and the B_G2 thread ([`Witness`]),
+//! A proof's witness on the host: shared by the GPU part and the B_G2 thread ([`HostWitness`]),
 //! and split into zeros, ones and the rest for the GPU when the host splits it
 //! ([`split_scalars`]).
 
@@ -13,7 +13,7 @@ use crate::synthesis::ProvingAssignment;
 
 /// One circuit's witness and densities, shared by the GPU part (which may upload the witness
 /// whole) and the B_G2 thread (which reads the values B's densities select).
-pub(super) struct Witness {
+pub(super) struct HostWitness {
     pub inputs: Vec<Scalar>,
     pub aux: Vec<Scalar>,
     pub a_aux_density: Density,
@@ -21,7 +21,7 @@ pub(super) struct Witness {
     pub b_aux_density: Density,
 }
 
-impl Witness {
+impl HostWitness {
     /// The witness as the GPU splits it.
     pub fn view(&self) -> WitnessRef<'_> {
         WitnessRef {
@@ -50,9 +50,9 @@ pub fn split_scalars<P: ProvingKey + ?Sized>(
     )
 }
 
-/// [`split_scalars`] of a [`Witness`].
+/// [`split_scalars`] of a [`HostWitness`].
 pub(super) fn split_on_host<P: ProvingKey + ?Sized>(
-    w: &Witness,
+    w: &HostWitness,
     params: &P,
 ) -> Result<HostSplits, ProverError> {
     split_witness(

@@ -79,42 +79,6 @@ void check_split(const cuzk_msm_split_t& s, size_t len, const char* what) {
                                                  " outside the " + std::to_string(len) + " points");
 }
 
-// The bits set among the first `len` of a bitmap (the bits past them are ignored).
-size_t count_bits(const uint64_t* words, size_t len) {
-    size_t n = 0;
-    for (size_t k = 0; k < len / 64; k++) n += size_t(__builtin_popcountll(words[k]));
-    if (len % 64) n += size_t(__builtin_popcountll(words[len / 64] & ((uint64_t(1) << (len % 64)) - 1)));
-    return n;
-}
-
-// Checks a witness the GPU is to split against the parameters' vectors (and the matrices').
-void check_witness(const cuzk_groth16_circuit_t& c, const params_t& p, const std::string& which) {
-    const cuzk_witness_t& w = *c.witness;
-    const auto empty = [](const cuzk_msm_split_t& s) {
-        return !s.ones && !s.ones_words && !s.other_index && !s.other_scalars && !s.other_count;
-    };
-    CUZK_REQUIRE(empty(c.l) && empty(c.a_query) && empty(c.b_g1),
-                 which + "splits given beside a witness for the GPU to split");
-    CUZK_REQUIRE((w.num_inputs == 0 || w.inputs) && (w.num_aux == 0 || w.aux), which + "null witness values");
-    CUZK_REQUIRE(w.num_inputs + w.num_aux <= UINT32_MAX, which + "more than 2^32 - 1 witness values");
-    CUZK_REQUIRE((w.num_aux == 0 || (w.a_aux_density && w.b_aux_density)) &&
-                     (w.num_inputs == 0 || w.b_input_density),
-                 which + "null density bitmap");
-    CUZK_REQUIRE(p.l.len == w.num_aux, which + std::to_string(w.num_aux) + " aux values, the parameters' l vector " +
-                                           std::to_string(p.l.len) + " points");
-    const size_t a_len = w.num_inputs + (w.num_aux ? count_bits(w.a_aux_density, w.num_aux) : 0);
-    CUZK_REQUIRE(a_len == p.a.len, which + "A's density selects " + std::to_string(a_len) +
-                                       " values, the parameters' a vector has " + std::to_string(p.a.len) + " points");
-    const size_t b_len = (w.num_inputs ? count_bits(w.b_input_density, w.num_inputs) : 0) +
-                         (w.num_aux ? count_bits(w.b_aux_density, w.num_aux) : 0);
-    CUZK_REQUIRE(b_len == p.b_g1.len, which + "B's densities select " + std::to_string(b_len) +
-                                          " values, the parameters' b_g1 vector has " + std::to_string(p.b_g1.len) +
-                                          " points");
-    if (c.matrices)
-        CUZK_REQUIRE(c.matrices->num_inputs == w.num_inputs && c.matrices->num_aux == w.num_aux,
-                     which + "the witness's shape is not the matrices'");
-}
-
 // The bounded plan finds each chunk's scalars by searching the indices: they must ascend.
 void check_ascending(const cuzk_msm_split_t& s, size_t len, const char* what) {
     if (len == 0) return;  // nothing of the split is read
@@ -151,45 +115,12 @@ struct device_split_t {
         : ones((len + 63) / 64, stream), index(len, stream), scalars(len, stream), ones_words((len + 63) / 64) {}
 };
 
-// A witness given whole (cuzk_witness_t) on the device: its values (inputs, then aux) and its
-// three density bitmaps, uploaded under the memory lock.
-struct device_witness_t {
-    dev_ptr_t<uint64_t> densities;  // a's aux, b's inputs, b's aux, one after another
-    size_t aux_words = 0, input_words = 0;
-
-    device_witness_t() = default;
-    device_witness_t(const cuzk_witness_t& w, fr_t* d_values, upload_staging_t& staging, cudaStream_t stream)
-        : densities(witness_density_words(w), stream),
-          aux_words((w.num_aux + 63) / 64),
-          input_words((w.num_inputs + 63) / 64) {
-        staging.upload(d_values, w.inputs, w.num_inputs * sizeof(fr_t), stream);
-        staging.upload(d_values + w.num_inputs, w.aux, w.num_aux * sizeof(fr_t), stream);
-        staging.upload(densities.get(), w.a_aux_density, aux_words * sizeof(uint64_t), stream);
-        staging.upload(densities.get() + aux_words, w.b_input_density, input_words * sizeof(uint64_t), stream);
-        staging.upload(densities.get() + aux_words + input_words, w.b_aux_density, aux_words * sizeof(uint64_t),
-                       stream);
-    }
-    const uint64_t* a_aux() const { return densities.get(); }
-    const uint64_t* b_inputs() const { return densities.get() + aux_words; }
-    const uint64_t* b_aux() const { return densities.get() + aux_words + input_words; }
-};
-
-// Enqueues the splits of a witness given whole (in `d_w`) into l, a and b, and the copy of
-// their totals into `landing`; `split` is recorded after it.
-void split_on_device(const cuzk_witness_t& w, const fr_t* d_w, const device_witness_t& dw, const params_t& p,
-                     device_split_t& l, device_split_t& a, device_split_t& b, results_landing_t& landing,
-                     event_t& split, cudaStream_t s) {
-    using inputs_t = selection_t::inputs_t;
-    dev_ptr_t<split_totals_t> totals(3, s);
-    const selection_t l_sel{inputs_t::none, nullptr, nullptr};
-    const selection_t a_sel{inputs_t::all, nullptr, dw.a_aux()};
-    const selection_t b_sel{inputs_t::density, dw.b_inputs(), dw.b_aux()};
-    split_witness(d_w, w.num_inputs, w.num_aux, l_sel, p.l.len, l.ones, l.index, l.scalars, totals.get() + 0, s);
-    split_witness(d_w, w.num_inputs, w.num_aux, a_sel, p.a.len, a.ones, a.index, a.scalars, totals.get() + 1, s);
-    split_witness(d_w, w.num_inputs, w.num_aux, b_sel, p.b_g1.len, b.ones, b.index, b.scalars, totals.get() + 2, s);
-    CUZK_CUDA_CHECK(cudaMemcpyAsync(landing.split_totals, totals.get(), sizeof(landing.split_totals),
-                                    cudaMemcpyDeviceToHost, s));
-    split.record(s);
+// A witness the GPU cannot split: the proof would take the bounded plan, whose chunks find
+// their scalars in host splits (CUZK_ERR_SPLIT_ON_HOST).
+[[noreturn]] void refuse_device_split(size_t circuit) {
+    throw split_on_host("groth16: circuit " + std::to_string(circuit) +
+                        ": its witness cannot be split on the GPU within the VRAM budget (the proof would take "
+                        "the bounded plan): split it on the host");
 }
 
 // Once `split` has passed: each device split's count, after checking that its selection took
@@ -244,9 +175,7 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
     const size_t n = size_t(1) << log_n;
     const plan_t plan = choose_plan(locks, p, c, n);
     // start() refused these; the budget's held bytes may have grown since.
-    if (plan.bounded && c.witness)
-        throw split_on_host("groth16: circuit " + std::to_string(index) +
-                            ": its witness cannot be split on the GPU within the VRAM budget (bounded plan)");
+    if (plan.bounded && c.witness) refuse_device_split(index);
     if (plan.bounded) {
         check_ascending(c.l, p.l.len, "l");
         check_ascending(c.a_query, p.a.len, "a");
@@ -311,7 +240,10 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
     e[7].record(s);
     results_landing_t& landing = *(urgent ? locks.urgent_results : locks.compute_results).get();
     if (c.witness) {
-        split_on_device(*c.witness, d_w, dw, p, l, a, b, landing, split, s);
+        const split_target_t targets[3] = {
+            {l.ones, l.index, l.scalars}, {a.ones, a.index, a.scalars}, {b.ones, b.index, b.scalars}};
+        split_on_device(*c.witness, d_w, dw, p, targets, landing.split_totals, s);
+        split.record(s);
         dw = device_witness_t();
     }
     if (c.matrices) {
@@ -463,9 +395,7 @@ std::unique_ptr<cuzk_groth16_pending> start(cuzk_gpu_locks* given, const params_
     // host and call again.
     for (size_t i = 0; i < count; i++)
         if (circuits[i].witness && choose_plan(*locks, *p, circuits[i], size_t(1) << log_n).bounded)
-            throw split_on_host("groth16: circuit " + std::to_string(i) +
-                                ": its witness cannot be split on the GPU within the VRAM budget (the proof would "
-                                "take the bounded plan): split it on the host");
+            refuse_device_split(i);
     auto pending = std::make_unique<cuzk_groth16_pending>();
     pending->sums.resize(count);
     pending->unsatisfied.resize(count, UINT32_MAX);

@@ -1,6 +1,8 @@
 // The witness split on the GPU (witness_split.cuh).
 #include <cub/cub.cuh>
 
+#include "groth16/matrices.cuh"
+#include "groth16/plan.cuh"
 #include "groth16/witness_split.cuh"
 #include "msm/msm.cuh"
 #include "util/error.cuh"
@@ -87,6 +89,14 @@ __global__ void tile_write_kernel(const fr_t* w, size_t num_inputs, size_t total
     }
 }
 
+// The bits set among the first `len` of a bitmap (the bits past them are ignored).
+size_t count_bits(const uint64_t* words, size_t len) {
+    size_t n = 0;
+    for (size_t k = 0; k < len / 64; k++) n += size_t(__builtin_popcountll(words[k]));
+    if (len % 64) n += size_t(__builtin_popcountll(words[len / 64] & ((uint64_t(1) << (len % 64)) - 1)));
+    return n;
+}
+
 }  // namespace
 
 void split_witness(const fr_t* d_w, size_t num_inputs, size_t num_aux, const selection_t& sel, size_t points,
@@ -114,6 +124,59 @@ void split_witness(const fr_t* d_w, size_t num_inputs, size_t num_aux, const sel
     static_assert(sizeof(split_totals_t) == sizeof(uint64_t), "the packed totals are one scan value");
     CUZK_CUDA_CHECK(cudaMemcpyAsync(d_totals, ends.get() + tiles - 1, sizeof(uint64_t), cudaMemcpyDeviceToDevice,
                                     stream));
+}
+
+void check_witness(const cuzk_groth16_circuit_t& c, const params_t& p, const std::string& which) {
+    const cuzk_witness_t& w = *c.witness;
+    const auto empty = [](const cuzk_msm_split_t& s) {
+        return !s.ones && !s.ones_words && !s.other_index && !s.other_scalars && !s.other_count;
+    };
+    CUZK_REQUIRE(empty(c.l) && empty(c.a_query) && empty(c.b_g1),
+                 which + "splits given beside a witness for the GPU to split");
+    CUZK_REQUIRE((w.num_inputs == 0 || w.inputs) && (w.num_aux == 0 || w.aux), which + "null witness values");
+    CUZK_REQUIRE(w.num_inputs + w.num_aux <= UINT32_MAX, which + "more than 2^32 - 1 witness values");
+    CUZK_REQUIRE((w.num_aux == 0 || (w.a_aux_density && w.b_aux_density)) &&
+                     (w.num_inputs == 0 || w.b_input_density),
+                 which + "null density bitmap");
+    CUZK_REQUIRE(p.l.len == w.num_aux, which + std::to_string(w.num_aux) + " aux values, the parameters' l vector " +
+                                           std::to_string(p.l.len) + " points");
+    const size_t a_len = w.num_inputs + (w.num_aux ? count_bits(w.a_aux_density, w.num_aux) : 0);
+    CUZK_REQUIRE(a_len == p.a.len, which + "A's density selects " + std::to_string(a_len) +
+                                       " values, the parameters' a vector has " + std::to_string(p.a.len) + " points");
+    const size_t b_len = (w.num_inputs ? count_bits(w.b_input_density, w.num_inputs) : 0) +
+                         (w.num_aux ? count_bits(w.b_aux_density, w.num_aux) : 0);
+    CUZK_REQUIRE(b_len == p.b_g1.len, which + "B's densities select " + std::to_string(b_len) +
+                                          " values, the parameters' b_g1 vector has " + std::to_string(p.b_g1.len) +
+                                          " points");
+    if (c.matrices)
+        CUZK_REQUIRE(c.matrices->num_inputs == w.num_inputs && c.matrices->num_aux == w.num_aux,
+                     which + "the witness's shape is not the matrices'");
+}
+
+device_witness_t::device_witness_t(const cuzk_witness_t& w, fr_t* d_values, upload_staging_t& staging,
+                                   cudaStream_t stream)
+    : densities(witness_density_words(w), stream),
+      aux_words((w.num_aux + 63) / 64),
+      input_words((w.num_inputs + 63) / 64) {
+    staging.upload(d_values, w.inputs, w.num_inputs * sizeof(fr_t), stream);
+    staging.upload(d_values + w.num_inputs, w.aux, w.num_aux * sizeof(fr_t), stream);
+    staging.upload(densities.get(), w.a_aux_density, aux_words * sizeof(uint64_t), stream);
+    staging.upload(densities.get() + aux_words, w.b_input_density, input_words * sizeof(uint64_t), stream);
+    staging.upload(densities.get() + aux_words + input_words, w.b_aux_density, aux_words * sizeof(uint64_t), stream);
+}
+
+void split_on_device(const cuzk_witness_t& w, const fr_t* d_w, const device_witness_t& dw, const params_t& p,
+                     const split_target_t (&out)[3], uint64_t (&totals)[3], cudaStream_t s) {
+    using inputs_t = selection_t::inputs_t;
+    const selection_t selections[3] = {{inputs_t::none, nullptr, nullptr},         // l: the aux values
+                                       {inputs_t::all, nullptr, dw.a_aux()},      // a: inputs, A's aux
+                                       {inputs_t::density, dw.b_inputs(), dw.b_aux()}};  // b: B's
+    const size_t points[3] = {p.l.len, p.a.len, p.b_g1.len};
+    dev_ptr_t<split_totals_t> d_totals(3, s);
+    for (int i = 0; i < 3; i++)
+        split_witness(d_w, w.num_inputs, w.num_aux, selections[i], points[i], out[i].ones, out[i].index,
+                      out[i].scalars, d_totals.get() + i, s);
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(totals, d_totals.get(), sizeof(totals), cudaMemcpyDeviceToHost, s));
 }
 
 }  // namespace cuzk::groth16

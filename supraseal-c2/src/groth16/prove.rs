@@ -186,29 +186,24 @@ fn witness_view(circuit: usize, w: &WitnessRef<'_>) -> Result<ffi::cuzk_witness_
             )));
         }
     }
-    let ptr = |v: &[Scalar]| {
-        if v.is_empty() {
-            std::ptr::null()
-        } else {
-            v.as_ptr().cast()
-        }
-    };
-    let words = |v: &[u64]| {
-        if v.is_empty() {
-            std::ptr::null()
-        } else {
-            v.as_ptr()
-        }
-    };
     Ok(ffi::cuzk_witness_t {
-        inputs: ptr(w.inputs),
+        inputs: ptr_or_null(w.inputs).cast(),
         num_inputs: w.inputs.len(),
-        aux: ptr(w.aux),
+        aux: ptr_or_null(w.aux).cast(),
         num_aux: w.aux.len(),
-        a_aux_density: words(w.a_aux_density),
-        b_input_density: words(w.b_input_density),
-        b_aux_density: words(w.b_aux_density),
+        a_aux_density: ptr_or_null(w.a_aux_density),
+        b_input_density: ptr_or_null(w.b_input_density),
+        b_aux_density: ptr_or_null(w.b_aux_density),
     })
+}
+
+/// Null for an empty slice (the library requires null for absent arrays), else its start.
+fn ptr_or_null<T>(v: &[T]) -> *const T {
+    if v.is_empty() {
+        std::ptr::null()
+    } else {
+        v.as_ptr()
+    }
 }
 
 /// How a batch shares its GPU with the other proofs on it.
@@ -287,14 +282,6 @@ fn start_inner(
                 ([&[], &[], &[]], m.as_ptr())
             }
         };
-        // Null for absent evaluations, as the library requires with matrices.
-        let ptr = |v: &[Scalar]| {
-            if v.is_empty() {
-                std::ptr::null()
-            } else {
-                v.as_ptr().cast()
-            }
-        };
         let empty = ffi::cuzk_msm_split_t {
             ones: std::ptr::null(),
             ones_words: 0,
@@ -328,9 +315,10 @@ fn start_inner(
             )));
         }
         raw.push(ffi::cuzk_groth16_circuit_t {
-            a: ptr(abc[0]),
-            b: ptr(abc[1]),
-            c: ptr(abc[2]),
+            // Null for absent evaluations, as the library requires with matrices.
+            a: ptr_or_null(abc[0]).cast(),
+            b: ptr_or_null(abc[1]).cast(),
+            c: ptr_or_null(abc[2]).cast(),
             abc_len: abc[0].len(),
             l: splits[0],
             a_query: splits[1],
