@@ -722,6 +722,8 @@ fn a_witness_split_on_the_gpu_is_checked_and_proves_like_the_cpu() {
     let c = MixCircuit::new(if small() { 6 } else { 10 }, 0.5, rng.next_u64());
     let params = Arc::new(generate_random_parameters(c.clone(), &mut rng).unwrap());
     let dp = device_params(&locks, Arc::clone(&params)).unwrap();
+    // The resident parameters' bytes: what stays reserved between proofs.
+    let resident = locks.info().unwrap().vram_reserved;
     let w = synthesize_circuit(c).unwrap();
     let start = |witness: WitnessRef<'_>| {
         let inputs = CircuitInputs {
@@ -794,7 +796,11 @@ fn a_witness_split_on_the_gpu_is_checked_and_proves_like_the_cpu() {
             ),
         }
     }
-    assert_eq!(locks.info().unwrap().vram_reserved, 0, "nothing reserved");
+    assert_eq!(
+        locks.info().unwrap().vram_reserved,
+        resident,
+        "a refused witness kept VRAM reserved"
+    );
 
     // Through the prover: a batch of two gives the CPU's bytes, split on the host and on the
     // GPU.

@@ -49,9 +49,10 @@ bench32() {  # bench32 CONFIG KIND NAME ARGS...
 step() {
   case $1 in
   gpu-tests)
-    local rc=0
+    local rc=0 t
     for t in groth16 device_matrices engine; do $B/tests/$t --test-threads 1 || rc=1; done
     return $rc ;;
+  urgent) $B/tests/groth16 urgent --nocapture --test-threads 1 ;;
   msm-tests) $B/tests/msm --test-threads 1 && $B/tests/msm_g2 --test-threads 1 ;;
   memcheck) CUZK_SMALL=1 compute-sanitizer --tool memcheck --error-exitcode 1 $B/tests/groth16 --test-threads 1 ;;
   msm) $B/bench/bench_msm --json $R/msm.json 22 24 26 g2:24 ;;
@@ -71,15 +72,31 @@ step() {
   esac
 }
 
+# A group "a+b" runs its steps at the same time (e.g. tests beside a parameter generation,
+# which uses the GPU little and the disk much); each step still gets its own log and row.
 names=() results=() secs=()
-for s in $1; do
-  echo "== $s ($(date +%T))"
+for group in $1; do
+  IFS=+ read -ra members <<<"$group"
+  echo "== $group ($(date +%T))"
   t0=$SECONDS
-  step "$s" >"$R/$s.log" 2>&1
-  rc=$?
-  tail -5 "$R/$s.log"
-  names+=("$s") secs+=($((SECONDS - t0)))
-  if [ $rc -eq 0 ]; then results+=(PASS); else results+=("FAIL($rc)"); fi
+  pids=()
+  for s in "${members[@]}"; do
+    (
+      began=$SECONDS
+      step "$s" >"$R/$s.log" 2>&1
+      echo "$? $((SECONDS - began))" >"$R/$s.rc"
+    ) &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
+  for s in "${members[@]}"; do
+    rc=255 took=?  # a step whose shell died before writing its .rc
+    [ -f "$R/$s.rc" ] && read -r rc took <"$R/$s.rc"
+    echo "-- $s"
+    tail -5 "$R/$s.log"
+    names+=("$s") secs+=("$took")
+    if [ "$rc" -eq 0 ]; then results+=(PASS); else results+=("FAIL($rc)"); fi
+  done
 done
 nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv >"$R/nvidia-smi.txt" 2>&1
 echo
