@@ -145,7 +145,7 @@ pub struct GpuConfig {
     pub b_g2: G2Placement,
     /// Where a proof's l, a and b_g1 scalars are split into zeros, ones and the rest: "auto"
     /// (per proof: on the GPU, from the witness uploaded once, when a sample of its values
-    /// finds at least a quarter of full-width ones, as in WindowPoSt; on the host for
+    /// finds at least a twentieth of full-width ones, as in WindowPoSt; on the host for
     /// witnesses of bits, as in PoRep, whose splits shrink to bitmaps), "host" or "gpu"
     /// (always; a proof the GPU's VRAM budget puts on the bounded plan is split on the host
     /// anyway). Default "auto".

@@ -115,7 +115,7 @@ where
             );
         }
         // The GPU splits the witness itself when asked (with "auto", a witness whose sample
-        // finds a quarter of full-width values), except on the bounded plan.
+        // finds a twentieth of full-width values), except on the bounded plan.
         let expected = match splits {
             _ if timings.chunk_points > 0 => 0,
             SplitPlacement::Gpu => gpu.len(),
