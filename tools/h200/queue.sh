@@ -78,7 +78,6 @@ names=() results=() secs=()
 for group in $1; do
   IFS=+ read -ra members <<<"$group"
   echo "== $group ($(date +%T))"
-  t0=$SECONDS
   pids=()
   for s in "${members[@]}"; do
     (
