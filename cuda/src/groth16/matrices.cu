@@ -6,6 +6,7 @@
 
 #include "groth16/matrices.cuh"
 #include "msm/msm.cuh"
+#include "util/bitmap.cuh"
 #include "util/resources.cuh"
 
 using cuzk::fr_t;
@@ -157,8 +158,6 @@ std::unique_ptr<matrices_t> make_matrices(cuzk_gpu_locks* given, int device, siz
     s.sync();
     return out;
 }
-
-__device__ __forceinline__ bool bit(const uint64_t* words, size_t k) { return (words[k >> 6] >> (k & 63)) & 1; }
 
 __global__ void witness_ones_kernel(const uint64_t* a_ones, size_t num_inputs, const uint64_t* l_ones, size_t num_aux,
                                     fr_t* w) {

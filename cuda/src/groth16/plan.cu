@@ -1,5 +1,6 @@
 // The VRAM plans of a proof (plan.cuh): what each holds at its peak, and the choice.
 #include <algorithm>
+#include <array>
 
 #include "groth16/chunks.cuh"
 #include "groth16/matrices.cuh"
@@ -17,21 +18,32 @@ constexpr size_t NTT_TABLES = size_t(16) << 20;
 constexpr size_t LARGEST_CHUNK = size_t(1) << 25;
 constexpr size_t SMALLEST_CHUNK = size_t(1) << 16;
 
-// A split as the plan counts it: the host's, or for a witness the GPU splits, the room made for
-// it (every scalar other than zero and one; the counts are known only once it is split).
-cuzk_msm_split_t planned(const cuzk_groth16_circuit_t& c, const cuzk_msm_split_t& s, size_t len) {
-    if (!c.witness) return s;
-    cuzk_msm_split_t bound{};
-    bound.ones_words = (len + 63) / 64;
-    bound.other_count = len;
-    return bound;
+// One split as the plan counts it, over `len` points: the host's, or for a witness the GPU
+// splits, the room made for it (every scalar other than zero and one; the counts are known
+// only once it is split).
+struct planned_split_t {
+    cuzk_msm_split_t split;
+    size_t len;
+};
+
+// The l, a and b_g1 splits as the plan counts them (b_g1's also stands for B's G2 sum).
+std::array<planned_split_t, 3> planned_splits(const params_t& p, const cuzk_groth16_circuit_t& c) {
+    auto planned = [&](const cuzk_msm_split_t& s, size_t len) {
+        if (!c.witness) return planned_split_t{s, len};
+        cuzk_msm_split_t bound{};
+        bound.ones_words = (len + 63) / 64;
+        bound.other_count = len;
+        return planned_split_t{bound, len};
+    };
+    return {planned(c.l, p.l.len), planned(c.a_query, p.a.len), planned(c.b_g1, p.b_g1.len)};
 }
 
 // What both plans hold throughout: the split scalars and the results.
 size_t fixed_bytes(const params_t& p, const cuzk_groth16_circuit_t& c) {
-    return sizeof(cuzk_groth16_sums_t) + 4 * sizeof(jacobian_t) + sizeof(g2_jacobian_t) + sizeof(uint32_t) +
-           split_bytes(planned(c, c.l, p.l.len), p.l.len) + split_bytes(planned(c, c.a_query, p.a.len), p.a.len) +
-           split_bytes(planned(c, c.b_g1, p.b_g1.len), p.b_g1.len) + POOL_MARGIN;
+    size_t bytes = sizeof(cuzk_groth16_sums_t) + 4 * sizeof(jacobian_t) + sizeof(g2_jacobian_t) + sizeof(uint32_t) +
+                   POOL_MARGIN;
+    for (const planned_split_t& s : planned_splits(p, c)) bytes += split_bytes(s.split, s.len);
+    return bytes;
 }
 
 // The witness (uploaded whole, or rebuilt from the splits for the matrices) and its density
@@ -52,13 +64,11 @@ size_t whole_bytes(const params_t& p, const cuzk_groth16_circuit_t& c, size_t n)
     size_t bytes = fixed_bytes(p, c) + 3 * n * sizeof(fr_t) + witness_bytes(c);
     if (!p.resident) bytes += p.largest_bytes();
     size_t scratch = msm::msm_scratch_bytes<g1_t>(n - 1) + NTT_TABLES;
-    const std::pair<cuzk_msm_split_t, size_t> g1_splits[] = {{planned(c, c.l, p.l.len), p.l.len},
-                                                             {planned(c, c.a_query, p.a.len), p.a.len},
-                                                             {planned(c, c.b_g1, p.b_g1.len), p.b_g1.len}};
-    for (const auto& [s, len] : g1_splits)
-        scratch = std::max(scratch, msm::split_msm_scratch_bytes<g1_t>(len, s.other_count));
+    const auto splits = planned_splits(p, c);
+    for (const planned_split_t& s : splits)
+        scratch = std::max(scratch, msm::split_msm_scratch_bytes<g1_t>(s.len, s.split.other_count));
     if (c.b_g2_on_gpu)
-        scratch = std::max(scratch, msm::split_msm_scratch_bytes<g2_t>(p.b_g2.len, g1_splits[2].first.other_count));
+        scratch = std::max(scratch, msm::split_msm_scratch_bytes<g2_t>(p.b_g2.len, splits[2].split.other_count));
     return bytes + scratch;
 }
 
@@ -71,14 +81,13 @@ size_t bounded_bytes(const params_t& p, const cuzk_groth16_circuit_t& c, size_t 
     const size_t buffers = base_loader_t::bytes(p, chunk, chunk_point_bytes(p, c));
     const size_t h_msm = n * fr + buffers + msm::chunked_msm_scratch_bytes<g1_t>(p.h.len, chunk);
     size_t split_scratch = 0;
-    const std::pair<cuzk_msm_split_t, size_t> g1_splits[] = {{planned(c, c.l, p.l.len), p.l.len},
-                                                             {planned(c, c.a_query, p.a.len), p.a.len},
-                                                             {planned(c, c.b_g1, p.b_g1.len), p.b_g1.len}};
-    for (const auto& [s, len] : g1_splits)
-        split_scratch = std::max(split_scratch, msm::chunked_split_msm_scratch_bytes<g1_t>(len, s.other_count, chunk));
+    const auto splits = planned_splits(p, c);
+    for (const planned_split_t& s : splits)
+        split_scratch =
+            std::max(split_scratch, msm::chunked_split_msm_scratch_bytes<g1_t>(s.len, s.split.other_count, chunk));
     if (c.b_g2_on_gpu)
         split_scratch = std::max(split_scratch, msm::chunked_split_msm_scratch_bytes<g2_t>(
-                                                    p.b_g2.len, g1_splits[2].first.other_count, chunk));
+                                                    p.b_g2.len, splits[2].split.other_count, chunk));
     return fixed_bytes(p, c) + std::max({h_phase, h_msm, buffers + split_scratch});
 }
 

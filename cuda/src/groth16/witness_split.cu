@@ -5,6 +5,7 @@
 #include "groth16/plan.cuh"
 #include "groth16/witness_split.cuh"
 #include "msm/msm.cuh"
+#include "util/bitmap.cuh"
 #include "util/error.cuh"
 #include "util/resources.cuh"
 
@@ -19,8 +20,6 @@ constexpr size_t TILE = size_t(THREADS) * PER_THREAD;
 // block counts at most TILE < 2^16 of each, so the halves never carry into each other).
 constexpr uint32_t SELECTED = 1u << 16;
 static_assert(TILE < SELECTED, "a tile's counts must fit 16 bits");
-
-__device__ __forceinline__ bool bit(const uint64_t* words, size_t k) { return (words[k >> 6] >> (k & 63)) & 1; }
 
 // Value v's contribution to the packed counts: SELECTED when `sel` takes it, plus 1 when its
 // scalar is also neither zero nor one; `one` says whether it is one.
@@ -87,14 +86,6 @@ __global__ void tile_write_kernel(const fr_t* w, size_t num_inputs, size_t total
         point += round >> 16;
         slot += round & 0xffffu;
     }
-}
-
-// The bits set among the first `len` of a bitmap (the bits past them are ignored).
-size_t count_bits(const uint64_t* words, size_t len) {
-    size_t n = 0;
-    for (size_t k = 0; k < len / 64; k++) n += size_t(__builtin_popcountll(words[k]));
-    if (len % 64) n += size_t(__builtin_popcountll(words[len / 64] & ((uint64_t(1) << (len % 64)) - 1)));
-    return n;
 }
 
 }  // namespace

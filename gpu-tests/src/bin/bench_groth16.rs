@@ -243,6 +243,19 @@ fn run_case<P: ProvingKey + Send + Sync + 'static>(
     Some(gpu_bytes)
 }
 
+/// The placements a comma-separated list names (`--b-g2 auto,cpu,gpu`, `--splits
+/// auto,host,gpu`); a missing list or an unknown name is an error.
+fn placement_list<T>(flag: &str, list: Option<String>) -> Result<Vec<T>, String>
+where
+    T: std::str::FromStr,
+    T::Err: std::fmt::Display,
+{
+    let list = list.ok_or_else(|| format!("{flag} needs a list of placements"))?;
+    list.split(',')
+        .map(|name| name.parse().map_err(|e| format!("{flag}: {e}")))
+        .collect()
+}
+
 fn main() -> ExitCode {
     let mut cpu_max = 22u32;
     let mut placements = vec![G2Placement::Auto];
@@ -266,41 +279,33 @@ fn main() -> ExitCode {
                 proof_out = Some(path);
             }
         } else if a == "--cpu-max" {
-            cpu_max = args.next().and_then(|v| v.parse().ok()).unwrap_or(cpu_max);
-        } else if a == "--b-g2" {
-            let list = args.next().unwrap_or_default();
-            placements = list
-                .split(',')
-                .filter_map(|p| match p {
-                    "auto" => Some(G2Placement::Auto),
-                    "cpu" => Some(G2Placement::Cpu),
-                    "gpu" => Some(G2Placement::Gpu),
-                    other => {
-                        eprintln!("ignoring B_G2 placement {other:?} (auto, cpu or gpu)");
-                        None
-                    }
-                })
-                .collect();
-            if placements.is_empty() {
-                placements = vec![G2Placement::Auto];
+            let Some(log) = args.next().and_then(|v| v.parse().ok()) else {
+                eprintln!("--cpu-max needs a log2 size");
+                return ExitCode::FAILURE;
+            };
+            cpu_max = log;
+        } else if a == "--b-g2" || a == "--splits" {
+            let parsed = if a == "--b-g2" {
+                placement_list(&a, args.next()).map(|l| placements = l)
+            } else {
+                placement_list(&a, args.next()).map(|l| split_placements = l)
+            };
+            if let Err(e) = parsed {
+                eprintln!("{e}");
+                return ExitCode::FAILURE;
             }
-        } else if a == "--splits" {
-            let list = args.next().unwrap_or_default();
-            split_placements = list
-                .split(',')
-                .filter_map(|p| {
-                    p.parse::<SplitPlacement>()
-                        .inspect_err(|e| eprintln!("ignoring {e}"))
-                        .ok()
-                })
-                .collect();
-            if split_placements.is_empty() {
-                split_placements = vec![SplitPlacement::Auto];
-            }
-        } else if let Some((k, l)) = a.split_once(':') {
-            match l.parse() {
-                Ok(l) if TestCircuit::by_name(k, l, 0).is_ok() => cases.push((k.to_string(), l)),
-                _ => eprintln!("ignoring argument {a:?} (expected NAME:LOG, NAME a test circuit)"),
+        } else {
+            match a
+                .split_once(':')
+                .and_then(|(k, l)| Some((k, l.parse().ok()?)))
+            {
+                Some((k, l)) if TestCircuit::by_name(k, l, 0).is_ok() => {
+                    cases.push((k.to_string(), l))
+                }
+                _ => {
+                    eprintln!("unknown argument {a:?} (expected NAME:LOG, NAME a test circuit)");
+                    return ExitCode::FAILURE;
+                }
             }
         }
     }
