@@ -89,7 +89,7 @@ struct ec_xyzz_t {
     }
 
     // 2 * p for an affine p (mdbl-2008-s-1).
-    __device__ __forceinline__ static ec_xyzz_t dbl_affine(const affine_t& p) {
+    __device__ __noinline__ static ec_xyzz_t dbl_affine(const affine_t& p) {
         if (p.is_inf()) return inf();
         F u = p.y.dbl();
         F v = u.sqr();

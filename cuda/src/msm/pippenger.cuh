@@ -47,6 +47,7 @@
 #pragma once
 
 #include <cub/cub.cuh>
+#include <cuda_pipeline.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -134,6 +135,22 @@ __device__ __forceinline__ size_t owner_of(const uint32_t* offset, size_t total,
     return lo;
 }
 
+// chunk_kernel's threads per block, and the affine points it stages in shared memory
+// rather than registers: those larger than a G1 point (see chunk_kernel).
+constexpr uint32_t CHUNK_THREADS = 128;
+constexpr size_t STAGE_ABOVE_BYTES = 96;
+
+// Starts the copy of *src into *dst (shared memory) in 16-byte pieces, without registers,
+// as one pipeline stage (__pipeline_wait_prior waits for it).
+template <class A>
+__device__ __forceinline__ void stage_point(A* dst, const A* src) {
+    static_assert(sizeof(A) % 16 == 0 && alignof(A) >= 16, "points are copied in 16-byte pieces");
+#pragma unroll
+    for (size_t k = 0; k < sizeof(A); k += 16)
+        __pipeline_memcpy_async(reinterpret_cast<char*>(dst) + k, reinterpret_cast<const char*>(src) + k, 16);
+    __pipeline_commit();
+}
+
 // Thread t sums chunk t: entries [j0, j1) of window w's sorted values, j0 = (t % per_window) *
 // CHUNK. It walks the digits' runs as it goes; each run's part inside the chunk (a segment)
 // goes to the bucket itself when the run lies inside the chunk, to partials[2t] (the head)
@@ -141,7 +158,7 @@ __device__ __forceinline__ size_t owner_of(const uint32_t* offset, size_t total,
 // the chunk and continues after it; a tail nobody wrote is set to infinity, so that a crossing
 // bucket's partials form the range [2 ks + 1, 2 ke + 1) of its first and last chunks ks, ke.
 template <class G>
-__global__ void __launch_bounds__(128) chunk_kernel(const typename G::affine* __restrict__ points,
+__global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const typename G::affine* __restrict__ points,
                                                     const uint32_t* __restrict__ sorted_vals, size_t n,
                                                     const uint32_t* __restrict__ run_end, uint32_t half,
                                                     size_t per_window, size_t total_chunks,
@@ -179,15 +196,40 @@ __global__ void __launch_bounds__(128) chunk_kernel(const typename G::affine* __
     };
     // The points are scattered over the whole vector (an HBM read each): the next one is
     // loaded before the current addition, so that its latency hides behind the arithmetic.
+    // A G1 point waits in registers. A G2 point (192 bytes) would hold 48 more registers
+    // across the addition, which already spills there, so it is copied asynchronously into
+    // one of two shared slots of the thread instead (read one, fill the other).
+    constexpr bool staged = sizeof(affine_t) > STAGE_ABOVE_BYTES;
     xyzz_t acc = xyzz_t::inf();
     uint32_t v = vals[j0];
-    affine_t next = points[v & ~SIGN_BIT];
+    affine_t next;
+    affine_t* slots = nullptr;
+    if constexpr (staged) {
+        __shared__ affine_t staging[2 * CHUNK_THREADS];
+        slots = staging + 2 * threadIdx.x;
+        stage_point(slots, points + (v & ~SIGN_BIT));
+    } else {
+        next = points[v & ~SIGN_BIT];
+    }
     for (uint32_t j = j0; j < j1; j++) {
         const uint32_t cur_v = v;
-        affine_t q = next;
-        if (j + 1 < j1) {
-            v = vals[j + 1];
-            next = points[v & ~SIGN_BIT];
+        affine_t q;
+        if constexpr (staged) {
+            // The copy into this slot was the last one issued: wait for it. The other slot's
+            // values were last read into registers one addition ago, which used them, so
+            // refilling it cannot overtake that read.
+            __pipeline_wait_prior(0);
+            q = slots[(j - j0) & 1];
+            if (j + 1 < j1) {
+                v = vals[j + 1];
+                stage_point(slots + ((j - j0 + 1) & 1), points + (v & ~SIGN_BIT));
+            }
+        } else {
+            q = next;
+            if (j + 1 < j1) {
+                v = vals[j + 1];
+                next = points[v & ~SIGN_BIT];
+            }
         }
         if (j >= d_end) {
             close(acc);
@@ -427,7 +469,7 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     const size_t per_window = chunks_per_window(n), total_chunks = num_windows * per_window;
     dev_ptr_t<xyzz_t> buckets(total_buckets, stream);
     dev_ptr_t<xyzz_t> pieces(2 * total_chunks, stream);
-    chunk_kernel<G><<<blocks_for(total_chunks, 128), 128, 0, stream>>>(d_points, sorted_vals, n, run_end, half,
+    chunk_kernel<G><<<blocks_for(total_chunks, CHUNK_THREADS), CHUNK_THREADS, 0, stream>>>(d_points, sorted_vals, n, run_end, half,
                                                                       per_window, total_chunks, buckets, pieces);
     CUZK_LAUNCH_CHECK();
     sorted_vals.release();
