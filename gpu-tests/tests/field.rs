@@ -12,13 +12,14 @@ use rand::RngCore;
 use supraseal_c2::testing::{self, FieldOp};
 
 const RANDOM_PAIRS: usize = 1 << 14;
-const ARITHMETIC: [FieldOp; 6] = [
+const ARITHMETIC: [FieldOp; 7] = [
     FieldOp::Add,
     FieldOp::Sub,
     FieldOp::Mul,
     FieldOp::Square,
     FieldOp::Neg,
     FieldOp::Double,
+    FieldOp::MulSub,
 ];
 
 /// Every pair of `edges`, then `random` random pairs from `draw`.
@@ -70,6 +71,7 @@ fn fr_cpu(op: FieldOp, a: &Scalar, b: &Scalar) -> Scalar {
         FieldOp::Neg => -a,
         FieldOp::Double => a.double(),
         FieldOp::Inverse => a.invert().unwrap_or(Scalar::ZERO),
+        FieldOp::MulSub => a * b - b * (a + b),
     }
 }
 
@@ -171,6 +173,7 @@ fn fp_cpu(op: FieldOp, a: &blst_fp, b: &blst_fp) -> blst_fp {
         FieldOp::Neg => fp::neg(a),
         FieldOp::Double => fp::add(a, a),
         FieldOp::Inverse => fp::inverse(a),
+        FieldOp::MulSub => fp::sub(&fp::mul(a, b), &fp::mul(b, &fp::add(a, b))),
     }
 }
 

@@ -48,6 +48,8 @@ pub enum FieldOp {
     Double,
     /// `a^-1` (zero for zero)
     Inverse,
+    /// `a*b - b*(a + b)`, by the GPU's `mul_sub` (both products under one reduction)
+    MulSub,
 }
 
 impl FieldOp {
@@ -60,12 +62,13 @@ impl FieldOp {
             Self::Neg => ffi::CUZK_TEST_NEG,
             Self::Double => ffi::CUZK_TEST_DBL,
             Self::Inverse => ffi::CUZK_TEST_INVERSE,
+            Self::MulSub => ffi::CUZK_TEST_MUL_SUB,
         }) as c_int
     }
 
     /// Whether the operation reads a second operand.
     pub fn is_binary(self) -> bool {
-        matches!(self, Self::Add | Self::Sub | Self::Mul)
+        matches!(self, Self::Add | Self::Sub | Self::Mul | Self::MulSub)
     }
 }
 

@@ -31,6 +31,9 @@ enum cuzk_test_field_op {
     CUZK_TEST_FROM_CANONICAL = 7,
     /* out[i] = a[i]^-1 (zero for zero): Fermat inversion, slow. */
     CUZK_TEST_INVERSE = 8,
+    /* out[i] = mul_sub(a, b, b, a + b) = a*b - b*(a + b): the curve formulas' "a*b - c*d" with
+     * one reduction for both products (so -b^2, reached the long way). */
+    CUZK_TEST_MUL_SUB = 9,
 };
 
 cuzk_error_t cuzk_test_fr_op(int op, const cuzk_fr_t* a, const cuzk_fr_t* b, cuzk_fr_t* out, size_t n);

@@ -13,7 +13,8 @@
 //                                    handles doubling, inverses and the identity by branching.
 // The formulas are the "xyzz" ones of the Explicit-Formulas Database (add-2008-s,
 // madd-2008-s, dbl-2008-s-1, mdbl-2008-s-1) for a = 0; their P, PP, PPP are h, hh, hhh
-// here. F provides zero(), one(), is_zero(), +, -, *, sqr(), dbl(), neg() and inverse().
+// here. F provides zero(), one(), is_zero(), +, -, *, sqr(), dbl(), neg(), inverse() and
+// mul_sub(a, b, c, d) = a*b - c*d (one reduction for both products: the y coordinates).
 #pragma once
 
 namespace cuzk {
@@ -84,7 +85,7 @@ struct ec_xyzz_t {
         F m = x.sqr();
         m = m.dbl() + m;  // M = 3X^2
         F x3 = m.sqr() - s.dbl();
-        F y3 = m * (s - x3) - w * y;
+        F y3 = F::mul_sub(m, s - x3, w, y);
         return {x3, y3, v * zz, w * zzz};
     }
 
@@ -98,7 +99,7 @@ struct ec_xyzz_t {
         F m = p.x.sqr();
         m = m.dbl() + m;
         F x3 = m.sqr() - s.dbl();
-        F y3 = m * (s - x3) - w * p.y;
+        F y3 = F::mul_sub(m, s - x3, w, p.y);
         return {x3, y3, v, w};
     }
 
@@ -118,7 +119,7 @@ struct ec_xyzz_t {
         F hhh = h * hh;  // PPP
         F q = x * hh;  // Q = X1*PP
         F x3 = r.sqr() - hhh - q.dbl();
-        F y3 = r * (q - x3) - y * hhh;
+        F y3 = F::mul_sub(r, q - x3, y, hhh);
         return {x3, y3, zz * hh, zzz * hhh};
     }
 
@@ -140,7 +141,7 @@ struct ec_xyzz_t {
         F hhh = h * hh;  // PPP
         F q = u1 * hh;  // Q = U1*PP
         F x3 = r.sqr() - hhh - q.dbl();
-        F y3 = r * (q - x3) - s1 * hhh;
+        F y3 = F::mul_sub(r, q - x3, s1, hhh);
         return {x3, y3, zz * o.zz * hh, zzz * o.zzz * hhh};
     }
 

@@ -172,21 +172,46 @@ struct alignas(16) mont_t {
         t[N] = 0;
     }
 
-    // a * b * R^-1 mod p (CIOS: N rounds of "T += a * b[i] + m * p; T >>= 32"). The running
-    // sum T = E + O + cin is kept in two accumulators that are never folded into each other
-    // between rounds: products of even-indexed limbs (a[j] b[i] and p[j] m for even j) are
-    // added to E at limb pairs (j, j+1), those of odd-indexed limbs to O at (j, j+1), so that
-    // every carry chain is a run of adjacent (lo, hi) halves, which ptxas issues as one wide
-    // multiply-add with carry (IMAD.WIDE.U32.X) per product. The shift by one limb swaps the
-    // roles (O >> 32 is the next round's E), which keeps every pair in its register pair. The
-    // only cross term is limb 0: m is chosen so that E[0] + O[0] + cin = 0 mod 2^32 after the
-    // round, and that sum's carry (0 or 1) is the next round's cin. On the H200's sm_90 this
-    // is about 470 instructions per Fp product, against about 670 when O was folded into E
-    // every round (N additions with carry per round).
-    // Bounds (p < 2^(32N-1)): after each round E < 2^(32N+2) (N+1 limbs) and O < 2^(32(N+1))
-    // (N+2 limbs; the top one only takes the chain's carry); at the end E + O + cin =
-    // (a b + M p) / R < 2p < 2^(32N), so N limbs hold the sum.
-    friend __device__ __forceinline__ mont_t operator*(const mont_t& a, const mont_t& b) {
+    // acc += x[j] * y for the limbs j >= START of parity FIRST, as mac_pairs does for all of
+    // them: one chain from the first such limb, its carry into acc[N + FIRST]. START is a
+    // constant once the callers' loops are unrolled, so the skipped limbs cost nothing.
+    template <int FIRST>
+    __device__ __forceinline__ static void mac_pairs_from(uint32_t (&acc)[N + 2], const uint32_t (&x)[N], uint32_t y,
+                                                          int start) {
+        bool open = false;
+#pragma unroll
+        for (int j = FIRST; j < N; j += 2) {
+            if (j < start) continue;
+            acc[j] = open ? ptx::madc_lo_cc(x[j], y, acc[j]) : ptx::mad_lo_cc(x[j], y, acc[j]);
+            acc[j + 1] = ptx::madc_hi_cc(x[j], y, acc[j + 1]);
+            open = true;
+        }
+        if (open) acc[N + FIRST] = ptx::addc(acc[N + FIRST], 0);
+    }
+
+    // The Montgomery reduction of a sum S of products, interleaved with it (CIOS): N rounds of
+    // "T += row i of S; T += m * p; T >>= 32", where `add_row(i, e, o)` adds the terms of S
+    // with limb weight 2^(32 i) (x * b[i] for a product x * b, whose limb j lands at T's limb
+    // j) to the accumulators e and o with mac_pairs. Returns S * R^-1 mod p for S < p R
+    // (then (S + M p) / R, the value before the last subtraction, is below 2p).
+    //
+    // The running sum T = E + O + cin is kept in two accumulators that are never folded into
+    // each other between rounds: products of even-indexed limbs (x[j] b[i] and p[j] m for even
+    // j) are added to E at limb pairs (j, j+1), those of odd-indexed limbs to O at (j, j+1), so
+    // that every carry chain is a run of adjacent (lo, hi) halves, which ptxas issues as one
+    // wide multiply-add with carry (IMAD.WIDE.U32.X) per product. The shift by one limb swaps
+    // the roles (O >> 32 is the next round's E), which keeps every pair in its register pair.
+    // The only cross term is limb 0: m is chosen so that E[0] + O[0] + cin = 0 mod 2^32 after
+    // the round, and that sum's carry (0 or 1) is the next round's cin. On the H200's sm_90
+    // this is about 470 instructions per Fp product (288 of them IMAD.WIDE: the product is
+    // bound by the wide multiply-adds, so fewer of those is what makes an operation cheaper),
+    // against about 670 when O was folded into E every round.
+    // Bounds: a round that adds k N-limb-by-one-limb products (those of S's row, and m * p)
+    // leaves E below (k + 1) 2^(32N) (N+1 limbs) and O below (k + 1) 2^(32(N+1)) (N+2 limbs,
+    // the top one only taking the chains' carries): far from overflowing for the few terms
+    // used here. At the end E + O + cin = (S + M p) / R < 2p < 2^(32N), so N limbs hold it.
+    template <class AddRow>
+    __device__ __forceinline__ static mont_t reduce_sum(AddRow add_row) {
         static_assert(N % 2 == 0 && N >= 4, "even limb count");
         uint32_t e[N + 2], o[N + 2];
 #pragma unroll
@@ -194,9 +219,7 @@ struct alignas(16) mont_t {
         uint32_t cin = 0;
 #pragma unroll
         for (int i = 0; i < N; i++) {
-            const uint32_t bi = b.l[i];
-            mac_pairs<0>(e, a.l, bi);
-            mac_pairs<1>(o, a.l, bi);
+            add_row(i, e, o);
             const uint32_t m = (e[0] + o[0] + cin) * P::m0;
             uint32_t pl[N];
 #pragma unroll
@@ -227,9 +250,59 @@ struct alignas(16) mont_t {
         for (int j = 1; j < N; j++) t[j] = ptx::addc_cc(t[j], 0);
         return reduce_once(t);
     }
+
+    // sum_k a[k] * b[k] * R^-1 mod p, one reduction for all K products: (K + 1) N^2 wide
+    // multiply-adds where K separate products and their sum take 2 K N^2. Needs K p < R,
+    // which bounds the sum by K p^2 < (R / p) p^2 (K <= 9 for Fp, K <= 2 for Fr).
+    template <int K>
+    __device__ __forceinline__ static mont_t sum_of_products(const mont_t (&a)[K], const mont_t (&b)[K]) {
+        static_assert(K >= 1, "at least one product");
+        static_assert(uint64_t(K) * (uint64_t(P::p(N - 1)) + 1) <= (uint64_t(1) << 32), "K p must stay below R");
+        return reduce_sum([&](int i, uint32_t (&e)[N + 2], uint32_t (&o)[N + 2]) {
+#pragma unroll
+            for (int k = 0; k < K; k++) {
+                mac_pairs<0>(e, a[k].l, b[k].l[i]);
+                mac_pairs<1>(o, a[k].l, b[k].l[i]);
+            }
+        });
+    }
+
+    // a * b * R^-1 mod p.
+    friend __device__ __forceinline__ mont_t operator*(const mont_t& a, const mont_t& b) {
+        const mont_t as[1] = {a}, bs[1] = {b};
+        return sum_of_products<1>(as, bs);
+    }
     __device__ __forceinline__ mont_t& operator*=(const mont_t& b) { return *this = *this * b; }
 
-    __device__ __forceinline__ mont_t sqr() const { return *this * *this; }
+    // a * b - c * d, as one sum of two products (c * d negated as (p - c) * d): 3 N^2 wide
+    // multiply-adds instead of 4 N^2 and a subtraction. For the y coordinates of the curve
+    // formulas.
+    __device__ __forceinline__ static mont_t mul_sub(const mont_t& a, const mont_t& b, const mont_t& c,
+                                                     const mont_t& d) {
+        const mont_t as[2] = {a, c.neg()}, bs[2] = {b, d};
+        return sum_of_products<2>(as, bs);
+    }
+
+    // this^2 * R^-1 mod p with each cross product once: in round i, a[i] times a[i] at limb i
+    // and times the limbs j > i of 2a (2a < 2p < R fits N limbs), so (N^2 + N) / 2 wide
+    // multiply-adds for the square instead of N^2 (222 instead of 288 with the reduction,
+    // for Fp). Every term of a^2 still enters in the round of its lower limb index, before
+    // that limb is reduced, and the sum is the same a^2 < p^2, so the bounds above hold.
+    __device__ __forceinline__ mont_t sqr() const {
+        uint32_t twice[N];
+        twice[0] = l[0] << 1;
+#pragma unroll
+        for (int j = 1; j < N; j++) twice[j] = __funnelshift_l(l[j - 1], l[j], 1);
+        return reduce_sum([&](int i, uint32_t (&e)[N + 2], uint32_t (&o)[N + 2]) {
+            // Limb i + 1 of 2a carries a[i]'s top bit, which belongs to a[i]^2's row, not to
+            // the cross products: this row takes that limb without it.
+            uint32_t row[N];
+#pragma unroll
+            for (int j = 0; j < N; j++) row[j] = j == i ? l[i] : j == i + 1 ? l[j] << 1 : twice[j];
+            mac_pairs_from<0>(e, row, l[i], i);
+            mac_pairs_from<1>(o, row, l[i], i);
+        });
+    }
 
     // ---- conversions -------------------------------------------------------------------
 

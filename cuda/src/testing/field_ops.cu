@@ -28,6 +28,7 @@ __global__ void field_op_kernel(int op, const F* a, const F* b, F* out, size_t n
         case CUZK_TEST_DBL: r = x.dbl(); break;
         case CUZK_TEST_TO_CANONICAL: r = x.to_canonical(); break;
         case CUZK_TEST_FROM_CANONICAL: r = x.from_canonical(); break;
+        case CUZK_TEST_MUL_SUB: r = F::mul_sub(x, y, y, x + y); break;
         default: r = x.inverse(); break;
     }
     out[i] = r;
@@ -42,12 +43,14 @@ __global__ void field_cmp_kernel(const F* a, const F* b, uint8_t* eq, uint8_t* i
     is_zero[i] = x.is_zero();
 }
 
-bool binary(int op) { return op == CUZK_TEST_ADD || op == CUZK_TEST_SUB || op == CUZK_TEST_MUL; }
+bool binary(int op) {
+    return op == CUZK_TEST_ADD || op == CUZK_TEST_SUB || op == CUZK_TEST_MUL || op == CUZK_TEST_MUL_SUB;
+}
 
 template <class F, class C>
 void field_op(int op, const C* a, const C* b, C* out, size_t n) {
     static_assert(sizeof(F) == sizeof(C), "ABI type and field type differ in size");
-    CUZK_REQUIRE(op >= CUZK_TEST_ADD && op <= CUZK_TEST_INVERSE, "unknown field operation");
+    CUZK_REQUIRE(op >= CUZK_TEST_ADD && op <= CUZK_TEST_MUL_SUB, "unknown field operation");
     if (n == 0) return;
     CUZK_REQUIRE(a && out && (b || !binary(op)), "null pointer");
     stream_t s;
