@@ -32,8 +32,9 @@
 //      at most PIECE left (a tree of fan-in PIECE: many equal scalars make one bucket span
 //      every chunk);
 //   4. bucket reduction: each window's buckets are split into segments of SEG buckets; one
-//      thread per segment forms sum d B_d over its segment by running sums and one small
-//      multiple; the segment results are summed per window;
+//      thread per segment turns its buckets into their running sums in place, the row sums of
+//      those and one small multiple of the segment's sum give sum d B_d over the segment, and
+//      the segment results are summed per window;
 //   5. one thread combines the windows by Horner's rule (c doublings, one addition per window)
 //      and writes blst's Jacobian form.
 // No thread adds more than CHUNK points or PIECE partials, whatever the distribution of the
@@ -314,38 +315,39 @@ __device__ X mul_small(const X& p, uint32_t k) {
     return r;
 }
 
-// One thread per segment of `len` buckets; bucket j of a window holds digit j + 1, so the
-// segment starting at j = a contributes sum_j (j + 1) B_j = sum_j (j - a) B_j + (a + 1) sum_j B_j:
-// running sums from the top give the first term (out), and the segment's sum (sums) is
-// multiplied by a + 1 in scale_kernel. Kept apart because the double-and-add loop inlined
-// here made ptxas spill 552 bytes a thread (332 without it; sm_90, nvcc 13.0). The reduction
-// took the same time either way on the H200 (51-52 ms for 25 M buckets).
+// One thread per segment of `len` buckets, in place. Bucket j of a window holds digit j + 1,
+// so the segment starting at bucket a contributes
+//     sum_j (j + 1) B_j = sum_{d=1}^{len-1} R_d + (a + 1) R_0,   R_d = sum_{j >= a + d} B_j,
+// the R_d being the running sums from the segment's top. This kernel replaces B_{a+d} by R_d
+// for d >= 1, writes R_0 (the segment's sum) to sums[t] and sets bucket a to infinity, so
+// that each segment's row sum of the buckets (reduce_rows) is the first term. The segments
+// tile the buckets (len divides half). One accumulator a thread: the kernel that kept the
+// running sum and the sum of running sums both in registers spilled 4 KB a thread for G2
+// (255 registers), where the G2 MSM's reduction took 74 ms at 2^24.
 template <class X>
-__global__ void __launch_bounds__(128) segment_kernel(const X* buckets, uint32_t half, uint32_t len,
-                                                      size_t total_segments, X* out, X* sums) {
+__global__ void __launch_bounds__(128) running_sums_kernel(X* buckets, uint32_t len, size_t total_segments, X* sums) {
     const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (t >= total_segments) return;
-    const size_t per_window = half / len;
-    const size_t w = t / per_window, s = t % per_window;
-    const uint32_t a = uint32_t(s * len);
-    const X* b = buckets + w * half + a;
-    X running = X::inf(), acc = X::inf();
+    X* b = buckets + t * len;
+    X running = X::inf();
     for (uint32_t d = len - 1; d > 0; d--) {
         running = running.add(b[d]);
-        acc = acc.add(running);
+        b[d] = running;
     }
     sums[t] = running.add(b[0]);
-    out[t] = acc;
+    b[0] = X::inf();
 }
 
-// out[t] += (a + 1) * sums[t] for segment t, which starts at bucket a of its window.
+// out[t] = rows[t] + (a + 1) * sums[t] for segment t, which starts at bucket a of its window.
+// The small multiple has a kernel of its own: inlined beside the running sums, its
+// double-and-add loop made ptxas spill (552 bytes a thread for G1, against 332 without it).
 template <class X>
-__global__ void __launch_bounds__(128) scale_kernel(const X* sums, uint32_t half, uint32_t len,
+__global__ void __launch_bounds__(128) scale_kernel(const X* rows, const X* sums, uint32_t half, uint32_t len,
                                                     size_t total_segments, X* out) {
     const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (t >= total_segments) return;
     const uint32_t a = uint32_t((t % (half / len)) * len);
-    out[t] = out[t].add(mul_small(sums[t], a + 1));
+    out[t] = rows[t].add(mul_small(sums[t], a + 1));
 }
 
 // Horner over the window sums, top window first; writes the Jacobian result.
@@ -406,9 +408,11 @@ size_t msm_scratch_bytes(size_t n, uint32_t window_bits) {
         peak = std::max(peak, runs + counts + group_counts + (buckets + level + next) * x);
         level = next;
     }
-    // 4. reduction: the buckets, the segments and their sums, then the segments' row sums.
+    // 4. reduction: the buckets (turned into running sums), the segments' sums, the two
+    //    levels of the buckets' row sums (fan-in 32: at most 2 and 1 per segment of 64) and
+    //    the scaled segments; then the segments' row sums.
     const size_t segments = w * (half / std::min<size_t>(SEG, half));
-    peak = std::max(peak, (buckets + 3 * segments) * x);
+    peak = std::max(peak, (buckets + 5 * segments) * x);
     return peak + (size_t(32) << 20);  // pool rounding of about 16 allocations
 }
 
@@ -526,17 +530,21 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     const uint32_t seg_len = std::min<uint32_t>(SEG, half);
     const size_t segs_per_window = half / seg_len;
     const size_t total_segments = num_windows * segs_per_window;
-    dev_ptr_t<xyzz_t> segments(total_segments, stream), segment_sums(total_segments, stream);
-    segment_kernel<xyzz_t><<<blocks_for(total_segments, 128), 128, 0, stream>>>(buckets, half, seg_len, total_segments,
-                                                                        segments, segment_sums);
+    dev_ptr_t<xyzz_t> segment_sums(total_segments, stream);
+    running_sums_kernel<xyzz_t><<<blocks_for(total_segments, 128), 128, 0, stream>>>(buckets, seg_len, total_segments,
+                                                                                     segment_sums);
     CUZK_LAUNCH_CHECK();
-    scale_kernel<xyzz_t><<<blocks_for(total_segments, 128), 128, 0, stream>>>(segment_sums, half, seg_len,
-                                                                      total_segments, segments);
+    dev_ptr_t<xyzz_t> scratch_a, scratch_b;
+    const xyzz_t* rows = reduce_rows<xyzz_t>(buckets, total_segments, seg_len, scratch_a, scratch_b, stream);
+    dev_ptr_t<xyzz_t> segments(total_segments, stream);
+    scale_kernel<xyzz_t><<<blocks_for(total_segments, 128), 128, 0, stream>>>(rows, segment_sums, half, seg_len,
+                                                                              total_segments, segments);
     CUZK_LAUNCH_CHECK();
     segment_sums.release();
     buckets.release();
+    scratch_a.release();
+    scratch_b.release();
 
-    dev_ptr_t<xyzz_t> scratch_a, scratch_b;
     const xyzz_t* windows = reduce_rows<xyzz_t>(segments, num_windows, segs_per_window, scratch_a, scratch_b, stream);
     combine_kernel<xyzz_t><<<1, 32, 0, stream>>>(windows, num_windows, c, d_out);
     CUZK_LAUNCH_CHECK();
