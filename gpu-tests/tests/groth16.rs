@@ -1037,8 +1037,13 @@ fn a_budget_short_of_the_whole_working_set_takes_the_bounded_plan() {
             G2Placement::Auto,
         )
         .unwrap();
+        // Host splits: with splits on the GPU a short budget first gives those up (their
+        // room is counted for every scalar), and the proof would not need the bounded plan.
         prove_start(
-            GpuTarget::new(&dp).locks(locks).b_g2(G2Placement::Gpu),
+            GpuTarget::new(&dp)
+                .locks(locks)
+                .b_g2(G2Placement::Gpu)
+                .splits(SplitPlacement::Host),
             vec![assignment],
             &params,
             &r,
