@@ -7,7 +7,7 @@ from collections import defaultdict
 rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if not l.startswith("=="))]
 head = rows[0]
 name_at, unit_at, value_at = head.index("Kernel Name"), head.index("Metric Unit"), head.index("Metric Value")
-scale = {"nsecond": 1e-6, "usecond": 1e-3, "msecond": 1.0, "second": 1e3}
+scale = {"nsecond": 1e-6, "ns": 1e-6, "usecond": 1e-3, "us": 1e-3, "msecond": 1.0, "ms": 1.0, "second": 1e3, "s": 1e3}
 per = defaultdict(lambda: [0, 0.0])
 for r in rows[1:]:
     if len(r) <= value_at:

@@ -10,8 +10,8 @@ cargo xtask gpu-bundle
 cargo build --release -p cuzk-daemon --features cuda
 stage=$(mktemp -d)
 mkdir -p "$stage/b2/tests" "$stage/b2/bench"
-for t in groth16 device_matrices engine msm msm_g2; do cp gpu-bundle/tests/$t "$stage/b2/tests/"; done
-for b in bench_msm bench_groth16 make_params; do cp gpu-bundle/bench/$b "$stage/b2/bench/"; done
+for t in groth16 device_matrices engine msm msm_g2 field g1 ntt fixed_base; do cp gpu-bundle/tests/$t "$stage/b2/tests/"; done
+for b in bench_msm bench_ntt bench_groth16 make_params; do cp gpu-bundle/bench/$b "$stage/b2/bench/"; done
 cp target/release/cuzk "$stage/b2/"
 # As gpu-bundle does for its binaries: no debug information, no relocatable device code.
 strip --strip-debug -R __nv_relfatbin "$stage/b2/cuzk"

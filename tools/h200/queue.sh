@@ -53,9 +53,19 @@ step() {
     for t in groth16 device_matrices engine; do $B/tests/$t --test-threads 1 || rc=1; done
     return $rc ;;
   urgent) $B/tests/groth16 urgent --nocapture --test-threads 1 ;;
+  groth16-tests) $B/tests/groth16 --test-threads 1 ;;
   msm-tests) $B/tests/msm --test-threads 1 && $B/tests/msm_g2 --test-threads 1 ;;
+  field-tests)
+    local rc=0 t
+    for t in field g1 ntt fixed_base; do $B/tests/$t --test-threads 1 || rc=1; done
+    return $rc ;;
   memcheck) CUZK_SMALL=1 compute-sanitizer --tool memcheck --error-exitcode 1 $B/tests/groth16 --test-threads 1 ;;
   msm) $B/bench/bench_msm --json $R/msm.json 22 24 26 g2:24 ;;
+  msm-g2w) $B/bench/bench_msm --json $R/msm-g2w.json --windows 16,18,20 g2:24 ;;
+  ncu-g2) ncu --clock-control none --metrics gpu__time_duration.sum --csv --log-file $R/ncu-g2.csv \
+      -k regex:'chunk_kernel|finish_kernel|segment_kernel|running_sums|scale_kernel|reduce_kernel|combine_kernel' \
+      -c 40 $B/bench/bench_msm g2:24 && python3 $T/ncusum.py $R/ncu-g2.csv ;;
+  ntt) $B/bench/bench_ntt --json $R/ntt.json 20 24 27 ;;
   groth16) $B/bench/bench_groth16 --splits host,gpu --json $R/groth16.json sha:22 sha:24 mix:24 mix50:24 ;;
   gen-wpost) $B/cuzk params generate --sector-size 32GiB --kinds wpost --force --param-cache $PP ;;
   gen-porep) $B/cuzk params generate --sector-size 32GiB --kinds porep,winning --force --param-cache $PP ;;

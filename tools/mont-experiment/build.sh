@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds `accexp`: the same G1 mixed-addition and Fp-product kernels compiled twice, once
+# Builds `accexp`: the same G1 and G2 mixed-addition, Fp-product and Fp-square kernels compiled twice, once
 # against the Montgomery arithmetic of OLD (a cuzk checkout) and once against NEW, in one
 # binary, so that one run on a GPU compares them (and checks that both give the same bytes).
 #   tools/mont-experiment/build.sh OLD_CHECKOUT NEW_CHECKOUT [OUT]
@@ -11,9 +11,9 @@ nvcc=${NVCC:-$(ls "$here"/../../.cache/cuda-toolchain/venv/lib/python3*/site-pac
 lib=$(dirname "$(dirname "$nvcc")")/lib
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-flags=(-std=c++17 -O3 -arch=sm_90 -I"$here")
-printf '#define ACC_FN acc_old\n#define MUL_FN mul_old\n#include "acc_impl.cuh"\n' > "$tmp/old.cu"
-printf '#define ACC_FN acc_new\n#define MUL_FN mul_new\n#include "acc_impl.cuh"\n' > "$tmp/new.cu"
+flags=(-std=c++17 -O3 --expt-relaxed-constexpr -arch=sm_90 -I"$here")
+printf '#define ACC_FN acc_old\n#define ACC2_FN acc2_old\n#define SQR_FN sqr_old\n#define MUL_FN mul_old\n#include "acc_impl.cuh"\n' > "$tmp/old.cu"
+printf '#define ACC_FN acc_new\n#define ACC2_FN acc2_new\n#define SQR_FN sqr_new\n#define MUL_FN mul_new\n#include "acc_impl.cuh"\n' > "$tmp/new.cu"
 "$nvcc" "${flags[@]}" -I"$old/cuda/src" -I"$old/cuda/include" -c "$tmp/old.cu" -o "$tmp/old.o"
 "$nvcc" "${flags[@]}" -I"$new/cuda/src" -I"$new/cuda/include" -c "$tmp/new.cu" -o "$tmp/new.o"
 "$nvcc" "${flags[@]}" -c "$here/acc_main.cu" -o "$tmp/main.o"
