@@ -46,24 +46,24 @@ bench32() {  # bench32 CONFIG KIND NAME ARGS...
     --json "$R/$name.json" --timeline "$R/$name.svg" "$@"
 }
 
+tests() {  # tests NAME...: every test binary runs, whatever failed before it
+  local rc=0 t
+  for t in "$@"; do $B/tests/$t --test-threads 1 || rc=1; done
+  return $rc
+}
+
 step() {
   case $1 in
-  gpu-tests)
-    local rc=0 t
-    for t in groth16 device_matrices engine; do $B/tests/$t --test-threads 1 || rc=1; done
-    return $rc ;;
+  gpu-tests) tests groth16 device_matrices engine ;;
   urgent) $B/tests/groth16 urgent --nocapture --test-threads 1 ;;
-  groth16-tests) $B/tests/groth16 --test-threads 1 ;;
-  msm-tests) $B/tests/msm --test-threads 1 && $B/tests/msm_g2 --test-threads 1 ;;
-  field-tests)
-    local rc=0 t
-    for t in field g1 ntt fixed_base; do $B/tests/$t --test-threads 1 || rc=1; done
-    return $rc ;;
+  groth16-tests) tests groth16 ;;
+  msm-tests) tests msm msm_g2 ;;
+  field-tests) tests field g1 ntt fixed_base ;;
   memcheck) CUZK_SMALL=1 compute-sanitizer --tool memcheck --error-exitcode 1 $B/tests/groth16 --test-threads 1 ;;
   msm) $B/bench/bench_msm --json $R/msm.json 22 24 26 g2:24 ;;
   msm-g2w) $B/bench/bench_msm --json $R/msm-g2w.json --windows 16,18,20 g2:24 ;;
   ncu-g2) ncu --clock-control none --metrics gpu__time_duration.sum --csv --log-file $R/ncu-g2.csv \
-      -k regex:'chunk_kernel|finish_kernel|segment_kernel|running_sums|scale_kernel|reduce_kernel|combine_kernel' \
+      -k regex:'chunk_kernel|finish_kernel|running_sums|scale_kernel|reduce_kernel|combine_kernel' \
       -c 40 $B/bench/bench_msm g2:24 && python3 $T/ncusum.py $R/ncu-g2.csv ;;
   ntt) $B/bench/bench_ntt --json $R/ntt.json 20 24 27 ;;
   groth16) $B/bench/bench_groth16 --splits host,gpu --json $R/groth16.json sha:22 sha:24 mix:24 mix50:24 ;;

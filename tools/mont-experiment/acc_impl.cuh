@@ -5,15 +5,11 @@
 #include "ec/g2.cuh"
 using namespace cuzk;
 namespace {
-__global__ void __launch_bounds__(128) acc_kernel(const affine_t* pts, const unsigned* idx, xyzz_t* out, int per) {
+// Thread t adds points idx[t * per ...] into one XYZZ accumulator (the MSM's bucket sums).
+template <class A, class X>
+__global__ void __launch_bounds__(128) acc_kernel(const A* pts, const unsigned* idx, X* out, int per) {
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
-    xyzz_t acc = xyzz_t::inf();
-    for (int j = 0; j < per; j++) acc = acc.add_affine(pts[idx[size_t(t) * per + j]]);
-    out[t] = acc;
-}
-__global__ void __launch_bounds__(128) acc2_kernel(const g2_affine_t* pts, const unsigned* idx, g2_xyzz_t* out, int per) {
-    const int t = blockIdx.x * blockDim.x + threadIdx.x;
-    g2_xyzz_t acc = g2_xyzz_t::inf();
+    X acc = X::inf();
     for (int j = 0; j < per; j++) acc = acc.add_affine(pts[idx[size_t(t) * per + j]]);
     out[t] = acc;
 }
@@ -29,48 +25,30 @@ __global__ void mul_kernel(fp_t* io, int iters) {
     for (int i = 0; i < iters; i++) { x = x * y; y = y * x; }
     io[t] = x + y;
 }
+// The shortest of three timed launches after a warm-up, in milliseconds.
+template <class Launch>
+float best_of(Launch launch) {
+    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
+    float best = 1e9;
+    for (int rep = 0; rep < 4; rep++) {
+        cudaEventRecord(a);
+        launch();
+        cudaEventRecord(b); cudaEventSynchronize(b);
+        float ms; cudaEventElapsedTime(&ms, a, b); if (rep > 0 && ms < best) best = ms;
+    }
+    cudaEventDestroy(a); cudaEventDestroy(b);
+    return best;
+}
 }
 extern "C" float ACC_FN(const void* pts, const unsigned* idx, void* out, int threads, int per) {
-    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-    float best = 1e9;
-    for (int rep = 0; rep < 4; rep++) {
-        cudaEventRecord(a);
-        acc_kernel<<<threads / 128, 128>>>((const affine_t*)pts, idx, (xyzz_t*)out, per);
-        cudaEventRecord(b); cudaEventSynchronize(b);
-        float ms; cudaEventElapsedTime(&ms, a, b); if (rep > 0 && ms < best) best = ms;
-    }
-    return best;
+    return best_of([&] { acc_kernel<<<threads / 128, 128>>>((const affine_t*)pts, idx, (xyzz_t*)out, per); });
 }
 extern "C" float ACC2_FN(const void* pts, const unsigned* idx, void* out, int threads, int per) {
-    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-    float best = 1e9;
-    for (int rep = 0; rep < 4; rep++) {
-        cudaEventRecord(a);
-        acc2_kernel<<<threads / 128, 128>>>((const g2_affine_t*)pts, idx, (g2_xyzz_t*)out, per);
-        cudaEventRecord(b); cudaEventSynchronize(b);
-        float ms; cudaEventElapsedTime(&ms, a, b); if (rep > 0 && ms < best) best = ms;
-    }
-    return best;
+    return best_of([&] { acc_kernel<<<threads / 128, 128>>>((const g2_affine_t*)pts, idx, (g2_xyzz_t*)out, per); });
 }
 extern "C" float SQR_FN(void* io, int threads, int iters) {
-    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-    float best = 1e9;
-    for (int rep = 0; rep < 4; rep++) {
-        cudaEventRecord(a);
-        sqr_kernel<<<threads / 128, 128>>>((fp_t*)io, iters);
-        cudaEventRecord(b); cudaEventSynchronize(b);
-        float ms; cudaEventElapsedTime(&ms, a, b); if (rep > 0 && ms < best) best = ms;
-    }
-    return best;
+    return best_of([&] { sqr_kernel<<<threads / 128, 128>>>((fp_t*)io, iters); });
 }
 extern "C" float MUL_FN(void* io, int threads, int iters) {
-    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-    float best = 1e9;
-    for (int rep = 0; rep < 4; rep++) {
-        cudaEventRecord(a);
-        mul_kernel<<<threads / 128, 128>>>((fp_t*)io, iters);
-        cudaEventRecord(b); cudaEventSynchronize(b);
-        float ms; cudaEventElapsedTime(&ms, a, b); if (rep > 0 && ms < best) best = ms;
-    }
-    return best;
+    return best_of([&] { mul_kernel<<<threads / 128, 128>>>((fp_t*)io, iters); });
 }

@@ -13,67 +13,73 @@ extern "C" float sqr_old(void*, int, int);
 extern "C" float sqr_new(void*, int, int);
 extern "C" float mul_old(void*, int, int);
 extern "C" float mul_new(void*, int, int);
+
+using acc_fn = float (*)(const void*, const unsigned*, void*, int, int);
+using chain_fn = float (*)(void*, int, int);
+
+// n random "points" of `limbs` 32-bit limbs, each Fp coordinate (12 limbs) below p: random
+// field elements cost the additions what curve points do.
+std::vector<uint32_t> random_points(std::mt19937_64& rng, size_t n, int limbs) {
+    std::vector<uint32_t> v(n * limbs);
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < limbs; k++) v[i * limbs + k] = uint32_t(rng()) & (k % 12 == 11 ? 0x0fffffffu : ~0u);
+    return v;
+}
+
+// Copies `bytes` of device memory to a host vector.
+std::vector<uint8_t> to_host(const void* d, size_t bytes) {
+    std::vector<uint8_t> h(bytes);
+    cudaMemcpy(h.data(), d, bytes, cudaMemcpyDeviceToHost);
+    return h;
+}
+
+// Both sides' additions of the same points (per accumulator `per` of them, from `didx`) into
+// `threads` accumulators of `acc_bytes`; prints their rates and whether the results agree.
+void compare_additions(const char* what, acc_fn f_old, acc_fn f_new, const std::vector<uint32_t>& pts,
+                       const unsigned* didx, int threads, int per, size_t acc_bytes) {
+    void *dp, *out_a, *out_b;
+    const size_t out_bytes = size_t(threads) * acc_bytes;
+    cudaMalloc(&dp, pts.size() * 4); cudaMalloc(&out_a, out_bytes); cudaMalloc(&out_b, out_bytes);
+    cudaMemcpy(dp, pts.data(), pts.size() * 4, cudaMemcpyHostToDevice);
+    const float to = f_old(dp, didx, out_a, threads, per), tn = f_new(dp, didx, out_b, threads, per);
+    const bool same = to_host(out_a, out_bytes) == to_host(out_b, out_bytes);
+    const double adds = double(threads) * per;
+    printf("%s: old %.2f ms (%.3f G/s), new %.2f ms (%.3f G/s), results %s, %s\n", what, to, adds / to / 1e6, tn,
+           adds / tn / 1e6, same ? "identical" : "DIFFER", cudaGetErrorString(cudaGetLastError()));
+    cudaFree(dp); cudaFree(out_a); cudaFree(out_b);
+}
+
+// Both sides' chains (products or squares) from copies of the same inputs.
+void compare_chains(const char* what, chain_fn f_old, chain_fn f_new, const std::vector<uint32_t>& inputs) {
+    const int threads = 132 * 4 * 128 * 2, iters = 2048;
+    const size_t bytes = size_t(threads) * 2 * 48;
+    void *io_a, *io_b;
+    cudaMalloc(&io_a, bytes); cudaMalloc(&io_b, bytes);
+    cudaMemcpy(io_a, inputs.data(), bytes, cudaMemcpyHostToDevice);
+    cudaMemcpy(io_b, inputs.data(), bytes, cudaMemcpyHostToDevice);
+    const float mo = f_old(io_a, threads, iters), mn = f_new(io_b, threads, iters);
+    const bool same = to_host(io_a, bytes) == to_host(io_b, bytes);
+    const double ops = double(threads) * iters * 2;
+    printf("Fp %s (chains): old %.2f ms (%.2f G/s), new %.2f ms (%.2f G/s), results %s\n", what, mo, ops / mo / 1e6,
+           mn, ops / mn / 1e6, same ? "identical" : "DIFFER");
+    cudaFree(io_a); cudaFree(io_b);
+}
+
 int main() {
     const size_t npts = 1 << 22; const int per = 64; const int threads = 1 << 20;  // 2^26 additions
     std::mt19937_64 rng(7);
-    std::vector<uint32_t> pts(npts * 24);
-    for (size_t i = 0; i < npts; i++) {
-        for (int k = 0; k < 24; k++) pts[i * 24 + k] = uint32_t(rng());
-        pts[i * 24 + 11] &= 0x0fffffff; pts[i * 24 + 23] &= 0x0fffffff;  // x, y below p
-    }
+    const std::vector<uint32_t> pts = random_points(rng, npts, 24);
     std::vector<uint32_t> idx(size_t(threads) * per);
     for (auto& v : idx) v = uint32_t(rng() % npts);
-    void *dp, *dout_a, *dout_b; unsigned* didx;
-    cudaMalloc(&dp, pts.size() * 4); cudaMalloc(&didx, idx.size() * 4);
-    cudaMalloc(&dout_a, size_t(threads) * 192); cudaMalloc(&dout_b, size_t(threads) * 192);
-    cudaMemcpy(dp, pts.data(), pts.size() * 4, cudaMemcpyHostToDevice);
+    unsigned* didx;
+    cudaMalloc(&didx, idx.size() * 4);
     cudaMemcpy(didx, idx.data(), idx.size() * 4, cudaMemcpyHostToDevice);
-    float to = acc_old(dp, didx, dout_a, threads, per);
-    float tn = acc_new(dp, didx, dout_b, threads, per);
-    std::vector<uint8_t> a(size_t(threads) * 192), b(size_t(threads) * 192);
-    cudaMemcpy(a.data(), dout_a, a.size(), cudaMemcpyDeviceToHost);
-    cudaMemcpy(b.data(), dout_b, b.size(), cudaMemcpyDeviceToHost);
-    double adds = double(threads) * per;
-    printf("mixed additions (2^26, scattered points): old %.2f ms (%.2f G/s), new %.2f ms (%.2f G/s), results %s, %s\n",
-           to, adds / to / 1e6, tn, adds / tn / 1e6, memcmp(a.data(), b.data(), a.size()) ? "DIFFER" : "identical",
-           cudaGetErrorString(cudaGetLastError()));
-    // G2: the same pattern, 2^24 additions of random Fp2 pairs (c0, c1 below p) into 2^18
-    // accumulators.
-    {
-        const int threads2 = 1 << 18;
-        std::vector<uint32_t> pts2(npts * 48);
-        for (size_t i = 0; i < npts; i++) {
-            for (int k = 0; k < 48; k++) pts2[i * 48 + k] = uint32_t(rng());
-            for (int k = 11; k < 48; k += 12) pts2[i * 48 + k] &= 0x0fffffff;
-        }
-        void *dp2, *o2a, *o2b;
-        cudaMalloc(&dp2, pts2.size() * 4); cudaMalloc(&o2a, size_t(threads2) * 384); cudaMalloc(&o2b, size_t(threads2) * 384);
-        cudaMemcpy(dp2, pts2.data(), pts2.size() * 4, cudaMemcpyHostToDevice);
-        float t2o = acc2_old(dp2, didx, o2a, threads2, per), t2n = acc2_new(dp2, didx, o2b, threads2, per);
-        std::vector<uint8_t> a2(size_t(threads2) * 384), b2(a2.size());
-        cudaMemcpy(a2.data(), o2a, a2.size(), cudaMemcpyDeviceToHost);
-        cudaMemcpy(b2.data(), o2b, b2.size(), cudaMemcpyDeviceToHost);
-        double adds2 = double(threads2) * per;
-        printf("G2 mixed additions (2^24, scattered points): old %.2f ms (%.3f G/s), new %.2f ms (%.3f G/s), results %s, %s\n",
-               t2o, adds2 / t2o / 1e6, t2n, adds2 / t2n / 1e6, memcmp(a2.data(), b2.data(), a2.size()) ? "DIFFER" : "identical",
-               cudaGetErrorString(cudaGetLastError()));
-    }
-    // Chains of products and of squares, each side on its own copy of the same inputs.
-    const int mt = 132 * 4 * 128 * 2, iters = 2048;
-    const size_t io_bytes = size_t(mt) * 2 * 48;
-    void *io_a, *io_b; cudaMalloc(&io_a, io_bytes); cudaMalloc(&io_b, io_bytes);
-    std::vector<uint8_t> ra(io_bytes), rb(io_bytes);
-    auto chains = [&](const char* what, float (*f_old)(void*, int, int), float (*f_new)(void*, int, int)) {
-        cudaMemcpy(io_a, pts.data(), io_bytes, cudaMemcpyHostToDevice);
-        cudaMemcpy(io_b, pts.data(), io_bytes, cudaMemcpyHostToDevice);
-        float mo = f_old(io_a, mt, iters), mn = f_new(io_b, mt, iters);
-        cudaMemcpy(ra.data(), io_a, io_bytes, cudaMemcpyDeviceToHost);
-        cudaMemcpy(rb.data(), io_b, io_bytes, cudaMemcpyDeviceToHost);
-        double ops = double(mt) * iters * 2;
-        printf("Fp %s (chains): old %.2f ms (%.2f G/s), new %.2f ms (%.2f G/s), results %s\n", what, mo, ops / mo / 1e6,
-               mn, ops / mn / 1e6, memcmp(ra.data(), rb.data(), io_bytes) ? "DIFFER" : "identical");
-    };
-    chains("products", mul_old, mul_new);
-    chains("squares", sqr_old, sqr_new);
+    compare_additions("mixed additions (2^26, scattered points)", acc_old, acc_new, pts, didx, threads, per, 192);
+    // G2: the same pattern, 2^24 additions of random Fp2 pairs into 2^18 accumulators.
+    compare_additions("G2 mixed additions (2^24, scattered points)", acc2_old, acc2_new, random_points(rng, npts, 48),
+                      didx, 1 << 18, per, 384);
+    // The chains start from the G1 points' limbs, read as Fp elements.
+    compare_chains("products", mul_old, mul_new, pts);
+    compare_chains("squares", sqr_old, sqr_new, pts);
     return 0;
 }

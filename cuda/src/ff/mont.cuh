@@ -143,20 +143,24 @@ struct alignas(16) mont_t {
         t[N] = ptx::madc_hi(a[N - 1], b, t[N]);  // no carry out, by the caller's bound
     }
 
-    // acc += x[j] * y at limb pairs (j, j+1) for j = FIRST, FIRST + 2, ... below N, as one carry
-    // chain whose carry goes into acc[N + FIRST]: FIRST 0 adds the even-indexed limbs'
-    // products (operator*'s E, N+1 limbs), FIRST 1 the odd-indexed ones' (its O, N+2 limbs).
+    // acc += x[j] * y at limb pairs (j, j+1) for j = FIRST, FIRST + 2, ... below N and not below
+    // `start`, as one carry chain from the first such limb whose carry goes into acc[N + FIRST]:
+    // FIRST 0 adds the even-indexed limbs' products (reduce_sum's E, N+1 limbs), FIRST 1 the
+    // odd-indexed ones' (its O, N+2 limbs). `start` (the square's rows skip the limbs below
+    // theirs) is a constant once the callers' loops are unrolled, so skipped limbs cost nothing.
     template <int FIRST>
-    __device__ __forceinline__ static void mac_pairs(uint32_t (&acc)[N + 2], const uint32_t (&x)[N], uint32_t y) {
+    __device__ __forceinline__ static void mac_pairs(uint32_t (&acc)[N + 2], const uint32_t (&x)[N], uint32_t y,
+                                                     int start = 0) {
         static_assert(FIRST == 0 || FIRST == 1, "even or odd limbs");
-        acc[FIRST] = ptx::mad_lo_cc(x[FIRST], y, acc[FIRST]);
-        acc[FIRST + 1] = ptx::madc_hi_cc(x[FIRST], y, acc[FIRST + 1]);
+        bool open = false;
 #pragma unroll
-        for (int j = FIRST + 2; j < N; j += 2) {
-            acc[j] = ptx::madc_lo_cc(x[j], y, acc[j]);
+        for (int j = FIRST; j < N; j += 2) {
+            if (j < start) continue;
+            acc[j] = open ? ptx::madc_lo_cc(x[j], y, acc[j]) : ptx::mad_lo_cc(x[j], y, acc[j]);
             acc[j + 1] = ptx::madc_hi_cc(x[j], y, acc[j + 1]);
+            open = true;
         }
-        acc[N + FIRST] = ptx::addc(acc[N + FIRST], 0);
+        if (open) acc[N + FIRST] = ptx::addc(acc[N + FIRST], 0);
     }
 
     // One Montgomery reduction step: t += m * p with m chosen so that t[0] becomes 0,
@@ -170,23 +174,6 @@ struct alignas(16) mont_t {
 #pragma unroll
         for (int j = 0; j < N; j++) t[j] = t[j + 1];
         t[N] = 0;
-    }
-
-    // acc += x[j] * y for the limbs j >= START of parity FIRST, as mac_pairs does for all of
-    // them: one chain from the first such limb, its carry into acc[N + FIRST]. START is a
-    // constant once the callers' loops are unrolled, so the skipped limbs cost nothing.
-    template <int FIRST>
-    __device__ __forceinline__ static void mac_pairs_from(uint32_t (&acc)[N + 2], const uint32_t (&x)[N], uint32_t y,
-                                                          int start) {
-        bool open = false;
-#pragma unroll
-        for (int j = FIRST; j < N; j += 2) {
-            if (j < start) continue;
-            acc[j] = open ? ptx::madc_lo_cc(x[j], y, acc[j]) : ptx::mad_lo_cc(x[j], y, acc[j]);
-            acc[j + 1] = ptx::madc_hi_cc(x[j], y, acc[j + 1]);
-            open = true;
-        }
-        if (open) acc[N + FIRST] = ptx::addc(acc[N + FIRST], 0);
     }
 
     // The Montgomery reduction of a sum S of products, interleaved with it (CIOS): N rounds of
@@ -299,8 +286,8 @@ struct alignas(16) mont_t {
             uint32_t row[N];
 #pragma unroll
             for (int j = 0; j < N; j++) row[j] = j == i ? l[i] : j == i + 1 ? l[j] << 1 : twice[j];
-            mac_pairs_from<0>(e, row, l[i], i);
-            mac_pairs_from<1>(o, row, l[i], i);
+            mac_pairs<0>(e, row, l[i], i);
+            mac_pairs<1>(o, row, l[i], i);
         });
     }
 

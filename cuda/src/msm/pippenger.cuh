@@ -136,10 +136,8 @@ __device__ __forceinline__ size_t owner_of(const uint32_t* offset, size_t total,
     return lo;
 }
 
-// chunk_kernel's threads per block, and the affine points it stages in shared memory
-// rather than registers: those larger than a G1 point (see chunk_kernel).
+// chunk_kernel's threads per block.
 constexpr uint32_t CHUNK_THREADS = 128;
-constexpr size_t STAGE_ABOVE_BYTES = 96;
 
 // Starts the copy of *src into *dst (shared memory) in 16-byte pieces, without registers,
 // as one pipeline stage (__pipeline_wait_prior waits for it).
@@ -200,7 +198,7 @@ __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const typename G::
     // A G1 point waits in registers. A G2 point (192 bytes) would hold 48 more registers
     // across the addition, which already spills there, so it is copied asynchronously into
     // one of two shared slots of the thread instead (read one, fill the other).
-    constexpr bool staged = sizeof(affine_t) > STAGE_ABOVE_BYTES;
+    constexpr bool staged = sizeof(affine_t) > sizeof(g1_t::affine);
     xyzz_t acc = xyzz_t::inf();
     uint32_t v = vals[j0];
     affine_t next;

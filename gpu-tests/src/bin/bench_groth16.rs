@@ -256,71 +256,97 @@ where
         .collect()
 }
 
-fn main() -> ExitCode {
-    let mut cpu_max = 22u32;
-    let mut placements = vec![G2Placement::Auto];
-    let mut split_placements = vec![SplitPlacement::Auto];
-    let mut cases: Vec<(String, u32)> = Vec::new();
-    let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let Ok(report) = JsonReport::from_args(&mut args).inspect_err(|e| eprintln!("{e}")) else {
-        return ExitCode::FAILURE;
+/// What the command line asks for.
+struct Options {
+    cpu_max: u32,
+    placements: Vec<G2Placement>,
+    split_placements: Vec<SplitPlacement>,
+    cases: Vec<(String, u32)>,
+    params_file: Option<std::path::PathBuf>,
+    proof_out: Option<std::path::PathBuf>,
+}
+
+/// The options in `args` (without `--json`, which [`JsonReport::from_args`] takes); an
+/// unknown flag, a flag without its value or a bad value is an error.
+fn parse_args(args: Vec<String>) -> Result<Options, String> {
+    let mut o = Options {
+        cpu_max: 22,
+        placements: vec![G2Placement::Auto],
+        split_placements: vec![SplitPlacement::Auto],
+        cases: Vec::new(),
+        params_file: None,
+        proof_out: None,
     };
-    let (mut params_file, mut proof_out) = (None, None);
     let mut args = args.into_iter();
     while let Some(a) = args.next() {
-        if a == "--params" || a == "--proof-out" {
-            let Some(path) = args.next().map(std::path::PathBuf::from) else {
-                eprintln!("{a} needs a file name");
-                return ExitCode::FAILURE;
-            };
-            if a == "--params" {
-                params_file = Some(path);
-            } else {
-                proof_out = Some(path);
+        match a.as_str() {
+            "--params" | "--proof-out" => {
+                let path = args
+                    .next()
+                    .map(std::path::PathBuf::from)
+                    .ok_or_else(|| format!("{a} needs a file name"))?;
+                if a == "--params" {
+                    o.params_file = Some(path);
+                } else {
+                    o.proof_out = Some(path);
+                }
             }
-        } else if a == "--cpu-max" {
-            let Some(log) = args.next().and_then(|v| v.parse().ok()) else {
-                eprintln!("--cpu-max needs a log2 size");
-                return ExitCode::FAILURE;
-            };
-            cpu_max = log;
-        } else if a == "--b-g2" || a == "--splits" {
-            let parsed = if a == "--b-g2" {
-                placement_list(&a, args.next()).map(|l| placements = l)
-            } else {
-                placement_list(&a, args.next()).map(|l| split_placements = l)
-            };
-            if let Err(e) = parsed {
-                eprintln!("{e}");
-                return ExitCode::FAILURE;
+            "--cpu-max" => {
+                o.cpu_max = args
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .ok_or("--cpu-max needs a log2 size")?;
             }
-        } else {
-            match a
+            "--b-g2" => o.placements = placement_list(&a, args.next())?,
+            "--splits" => o.split_placements = placement_list(&a, args.next())?,
+            _ => match a
                 .split_once(':')
                 .and_then(|(k, l)| Some((k, l.parse().ok()?)))
             {
                 Some((k, l)) if TestCircuit::by_name(k, l, 0).is_ok() => {
-                    cases.push((k.to_string(), l))
+                    o.cases.push((k.to_string(), l))
                 }
                 _ => {
-                    eprintln!("unknown argument {a:?} (expected NAME:LOG, NAME a test circuit)");
-                    return ExitCode::FAILURE;
+                    return Err(format!(
+                        "unknown argument {a:?} (expected NAME:LOG, NAME a test circuit)"
+                    ))
                 }
-            }
+            },
         }
     }
-    if params_file.is_some() && cases.len() != 1 {
-        eprintln!("--params FILE takes exactly one KIND:LOG, the circuit the file is for");
-        return ExitCode::FAILURE;
+    if o.params_file.is_some() && o.cases.len() != 1 {
+        return Err("--params FILE takes exactly one KIND:LOG, the circuit the file is for".into());
     }
-    if cases.is_empty() {
-        cases = vec![
+    if o.cases.is_empty() {
+        o.cases = vec![
             ("sha".into(), 20),
             ("sha".into(), 22),
             ("sha".into(), 24),
             ("mix".into(), 24),
         ];
     }
+    Ok(o)
+}
+
+fn main() -> ExitCode {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let Ok(report) = JsonReport::from_args(&mut args).inspect_err(|e| eprintln!("{e}")) else {
+        return ExitCode::FAILURE;
+    };
+    let Options {
+        cpu_max,
+        placements,
+        split_placements,
+        cases,
+        params_file,
+        proof_out,
+    } = match parse_args(args) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let locks = match GpuLocks::new(0, None) {
         Ok(l) => l,
         Err(e) => {
