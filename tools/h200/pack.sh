@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the GPU tests and benchmarks (cargo xtask gpu-bundle) and cuzk with cuda, for sm_90,
-# and packs the binaries the queue runs (and the supraseal peer, when built) into
-# devrun/b.tar.xz, under the device tool's 64 MiB.
+# and packs the binaries the queue runs (with tools/affine-experiment's affexp, and the
+# supraseal peer when built) into devrun/b.tar.xz, under the device tool's 64 MiB.
+# BEFORE=ARCHIVE adds that earlier archive's bench_ntt as bench/bench_ntt_before, for the
+# queue's before-and-after step (ntt-ab).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 eval "$(cargo run --quiet -p xtask -- cuda-toolchain)"
@@ -13,9 +15,13 @@ mkdir -p "$stage/b2/tests" "$stage/b2/bench"
 for t in groth16 device_matrices engine msm msm_g2 field g1 ntt fixed_base; do cp gpu-bundle/tests/$t "$stage/b2/tests/"; done
 for b in bench_msm bench_ntt bench_groth16 make_params; do cp gpu-bundle/bench/$b "$stage/b2/bench/"; done
 cp target/release/cuzk "$stage/b2/"
+tools/affine-experiment/build.sh "$stage/b2/affexp"
 # As gpu-bundle does for its binaries: no debug information, no relocatable device code.
 strip --strip-debug -R __nv_relfatbin "$stage/b2/cuzk"
 if [ -f target/peer/supraseal-peer.xz ]; then xz -dc target/peer/supraseal-peer.xz >"$stage/b2/supraseal-peer"; chmod +x "$stage/b2/supraseal-peer"; fi
+if [ -n "${BEFORE:-}" ]; then
+  xz -dc "$BEFORE" | tar -C "$stage" -xf - --transform 's,bench_ntt$,bench_ntt_before,' b2/bench/bench_ntt
+fi
 mkdir -p devrun
 tar -C "$stage" -cf - b2 | xz --lzma2=preset=6,dict=256MiB -T2 >devrun/b.tar.xz
 rm -rf "$stage"

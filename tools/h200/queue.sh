@@ -66,6 +66,8 @@ step() {
       -k regex:'chunk_kernel|finish_kernel|running_sums|scale_kernel|reduce_kernel|combine_kernel' \
       -c 40 $B/bench/bench_msm g2:24 && python3 $T/ncusum.py $R/ncu-g2.csv ;;
   ntt) $B/bench/bench_ntt --json $R/ntt.json 20 24 27 ;;
+  affine) [ -x $B/affexp ] || { echo "no affexp in the bundle (tools/affine-experiment)"; return 1; }
+    $B/affexp ;;
   groth16) $B/bench/bench_groth16 --splits host,gpu --json $R/groth16.json sha:22 sha:24 mix:24 mix50:24 ;;
   gen-wpost) $B/cuzk params generate --sector-size 32GiB --kinds wpost --force --param-cache $PP ;;
   gen-porep) $B/cuzk params generate --sector-size 32GiB --kinds porep,winning --force --param-cache $PP ;;
@@ -74,10 +76,12 @@ step() {
   bench-porep-24g) bench32 bench.toml porep porep-32g-vram-24g --vram-budget 24GiB --in-flight 2 --jobs 2 ;;
   bench-porep-16g) bench32 bench.toml porep porep-32g-vram-16g --vram-budget 16GiB --in-flight 2 --jobs 2 ;;
   rm-params) rm -rf $PP /tmp/*.params ;;
-  ncu-sha22) ncu_pair sha:22 ;;
-  pair-sha22) pair sha:22 ;;
-  pair-sha24) pair sha:24 ;;
-  pair-mix24) pair mix:24 ;;
+  ncu-ntt) ncu --clock-control none --set full --import-source no -k regex:'pass_kernel|bitrev_kernel' -c 4 \
+      -o $R/ntt-full $B/bench/bench_ntt 27 >/dev/null &&
+      ncu --import $R/ntt-full.ncu-rep --page details --csv >$R/ntt-full.csv &&
+      grep -E 'pass_kernel|bitrev' $R/ntt-full.csv | grep -E '"(Duration|Compute \(SM\) Throughput|Memory Throughput|Issue Slots Busy|Achieved Occupancy|Registers Per Thread|Theoretical Occupancy|Executed Ipc Active|L1/TEX Hit Rate|DRAM Throughput)"' ;;
+  ncu-sha22 | ncu-sha24 | ncu-sha26 | ncu-mix24) c=${1#ncu-}; ncu_pair "${c%%[0-9]*}:${c##*[a-z]}" ;;
+  pair-sha22 | pair-sha24 | pair-sha26 | pair-mix24) c=${1#pair-}; pair "${c%%[0-9]*}:${c##*[a-z]}" ;;
   *) echo "unknown step $1"; return 2 ;;
   esac
 }
