@@ -66,6 +66,21 @@ step() {
       -k regex:'chunk_kernel|finish_kernel|running_sums|scale_kernel|reduce_kernel|combine_kernel' \
       -c 40 $B/bench/bench_msm g2:24 && python3 $T/ncusum.py $R/ncu-g2.csv ;;
   ntt) $B/bench/bench_ntt --json $R/ntt.json 20 24 27 ;;
+  # The NTT before and after a kernel change, alternating, in one call: bench_ntt_before is
+  # the previous bundle's (pack.sh with BEFORE=archive), the new one with each shape of the
+  # pass kernel (CUZK_NTT_PASS: rounds of radix 8 one block a SM, 8x2 two, 4 radix 4).
+  ntt-ab) [ -x $B/bench/bench_ntt_before ] || { echo "no bench_ntt_before (pack.sh BEFORE=...)"; return 1; }
+    local n shape
+    for n in 1 2; do
+      $B/bench/bench_ntt_before --json $R/ntt-before-$n.json 20 24 27 || return 1
+      for shape in 8 8x2 4; do
+        CUZK_NTT_PASS=$shape $B/bench/bench_ntt --json $R/ntt-after-$shape-$n.json 20 24 27 || return 1
+      done
+    done
+    for shape in 8 8x2 4; do
+      echo "before, and after with the pass shape $shape:"
+      python3 $T/compare.py $R/ntt-before-*.json -- $R/ntt-after-$shape-*.json
+    done ;;
   affine) [ -x $B/affexp ] || { echo "no affexp in the bundle (tools/affine-experiment)"; return 1; }
     $B/affexp ;;
   groth16) $B/bench/bench_groth16 --splits host,gpu --json $R/groth16.json sha:22 sha:24 mix:24 mix50:24 ;;
