@@ -59,6 +59,7 @@ step() {
   groth16-tests) tests groth16 ;;
   msm-tests) tests msm msm_g2 ;;
   field-tests) tests field g1 ntt fixed_base ;;
+  ntt-shapes) for shape in 8s 8 4; do echo "CUZK_NTT_PASS=$shape"; CUZK_NTT_PASS=$shape $B/tests/ntt --test-threads 1 || return 1; done ;;
   memcheck) CUZK_SMALL=1 compute-sanitizer --tool memcheck --error-exitcode 1 $B/tests/groth16 --test-threads 1 ;;
   msm) $B/bench/bench_msm --json $R/msm.json 22 24 26 g2:24 ;;
   msm-g2w) $B/bench/bench_msm --json $R/msm-g2w.json --windows 16,18,20 g2:24 ;;
@@ -68,16 +69,16 @@ step() {
   ntt) $B/bench/bench_ntt --json $R/ntt.json 20 24 27 ;;
   # The NTT before and after a kernel change, alternating, in one call: bench_ntt_before is
   # the previous bundle's (pack.sh with BEFORE=archive), the new one with each shape of the
-  # pass kernel (CUZK_NTT_PASS: rounds of radix 8 one block a SM, 8x2 two, 4 radix 4).
+  # pass kernel (CUZK_NTT_PASS: 8s radix 8 in blocks of 2^10, 8 in blocks of 2^11, 4 radix 4).
   ntt-ab) [ -x $B/bench/bench_ntt_before ] || { echo "no bench_ntt_before (pack.sh BEFORE=...)"; return 1; }
     local n shape
     for n in 1 2; do
       $B/bench/bench_ntt_before --json $R/ntt-before-$n.json 20 24 27 || return 1
-      for shape in 8 8x2 4; do
+      for shape in 8s 8 4; do
         CUZK_NTT_PASS=$shape $B/bench/bench_ntt --json $R/ntt-after-$shape-$n.json 20 24 27 || return 1
       done
     done
-    for shape in 8 8x2 4; do
+    for shape in 8s 8 4; do
       echo "before, and after with the pass shape $shape:"
       python3 $T/compare.py $R/ntt-before-*.json -- $R/ntt-after-$shape-*.json
     done ;;

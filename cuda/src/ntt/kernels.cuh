@@ -33,13 +33,12 @@ __device__ __forceinline__ fr_t ldg(const fr_t* p) { return const_load<fr_t>::ge
 // `c_in`, when set, makes the load compute x*b - c_in, or x - c_in without `b`. Launched with
 // block_threads(p) threads and 8 * E words of dynamic shared memory; RL is p.reg_log.
 //
-// BLOCKS_PER_SM: rounds of eight elements want about 160 registers (eight elements of eight
-// limbs, and the products' accumulators), which leaves room for one block of 256 threads per
-// SM; asking for two caps them at 128 and spills about 400 bytes a thread. Rounds of four
-// elements take about 110 registers in blocks of 512 threads, one per SM. Which of the three
-// is fastest is to be measured on the GPU (ntt.cu's CUZK_NTT_PASS); all are built until then.
-template <bool DIT, uint32_t RL, int BLOCKS_PER_SM>
-__global__ void __launch_bounds__((1u << BLOCK_LOG) >> RL, BLOCKS_PER_SM)
+// RL and BL are the pass shape's (ntt.cu): 2^RL elements a thread, blocks of 2^BL. Rounds
+// of eight elements want about 160-185 registers (eight elements of eight limbs, and the
+// products' accumulators): one block of 256 threads a SM in blocks of 2^11, two or three of
+// 128 in blocks of 2^10. Rounds of four take about 110, in blocks of 512 threads.
+template <bool DIT, uint32_t RL, uint32_t BL>
+__global__ void __launch_bounds__((1u << BL) >> RL, BL < BLOCK_LOG_MAX ? 2 : 1)
     pass_kernel(fr_t* __restrict__ x, const fr_t* __restrict__ b, const fr_t* __restrict__ c_in, pass_t p,
                 twiddles_t<fr_t> tw, scale_t<fr_t> pre, scale_t<fr_t> post) {
     extern __shared__ uint32_t sm[];

@@ -12,10 +12,11 @@
 // with q the position in its group and cc_lo, cc_hi the group (the 2^log_r groups adjacent in
 // global memory are fastest, so that a warp's loads are runs of whole 32-byte sectors).
 //
-// The k stages run in rounds of at most three: in a round each of the block's E/8 threads
-// holds eight elements in registers, the 2^r elements of the round's r stages (q bits
-// [s, s+r)) times 2^(3-r) independent copies, does the round's stages there, and writes them
-// back; shared memory is read and written once per round instead of once per stage. The
+// The k stages run in rounds of at most reg_log (3, or 2): in a round each of the block's
+// E / 2^reg_log threads holds 2^reg_log elements in registers, the 2^r elements of the round's
+// r stages (q bits [s, s+r)) times 2^(reg_log-r) independent copies, does the round's stages
+// there, and writes them back; shared memory is read and written once per round instead of
+// once per stage. The
 // round that covers q's lowest bits knows at compile time which of its butterflies have the
 // twiddle 1 (see rounds.cuh).
 //
@@ -25,7 +26,8 @@
 // bit 5, some lanes' bits lie above it, and the address folds them into the bank bits the
 // registers left free: a = e ^ swizzle(e >> 5), a bijection (it changes bits 0..4 only, as a
 // function of the bits above). `make_pass` builds the swizzle; the emulator test checks that
-// every round of every pass from 2^1 to 2^28 is free of bank conflicts.
+// every round of every pass from 2^1 to 2^28, in every shape ntt.cu uses, is free of bank
+// conflicts.
 #pragma once
 
 #include <cstdint>
@@ -54,19 +56,20 @@ constexpr uint32_t TABLE_MASK = TABLE_LEN - 1;
 // A third table holds every power of w_(2^MID_BITS), so that the twiddles of a pass whose
 // k + m bits fit in it take one lookup and no product (the middle pass of a 2^27 transform).
 constexpr uint32_t MID_BITS = 18;
-// Elements a block transforms in shared memory (2^11 = 64 KiB).
-constexpr uint32_t BLOCK_LOG = 11;
+// The most elements a block transforms in shared memory (2^11 = 64 KiB); a transform's
+// blocks hold 2^10 or 2^11 (its pass shape, ntt.cu).
+constexpr uint32_t BLOCK_LOG_MAX = 11;
 // log2 of the elements a thread holds in registers during a round, which is also the most
 // stages of a round: 3 (eight elements, rounds of radix 8) or 2 (four, radix 4), chosen per
 // transform (ntt.cu).
 constexpr uint32_t REG_LOG_MAX = 3;
 // Bits of a shared-memory bank index, and the e bits above them that the swizzle reads.
 constexpr uint32_t BANK_LOG = 5;
-constexpr uint32_t SWIZZLE_BITS = BLOCK_LOG - BANK_LOG;
-// Rounds of a pass: k <= BLOCK_LOG stages, at least two a round.
-constexpr uint32_t MAX_ROUNDS = (BLOCK_LOG + 1) / 2;
+constexpr uint32_t SWIZZLE_BITS = BLOCK_LOG_MAX - BANK_LOG;
+// Rounds of a pass: k <= BLOCK_LOG_MAX stages, at least two a round.
+constexpr uint32_t MAX_ROUNDS = (BLOCK_LOG_MAX + 1) / 2;
 static_assert(MAX_LOG == 2 * TABLE_BITS, "two table lookups cover every exponent");
-static_assert(BLOCK_LOG < TABLE_BITS, "in-block roots must be entries of the high table");
+static_assert(BLOCK_LOG_MAX < TABLE_BITS, "in-block roots must be entries of the high table");
 static_assert(MID_BITS <= MAX_LOG, "the middle table's root divides w_max's order");
 
 // One round: the q bits [s, s + r) it transforms, and the e bit each register index bit
@@ -126,7 +129,7 @@ CUZK_NTT_HD uint32_t global_index(const pass_t& p, uint32_t block, uint32_t e, u
 // The shared-memory address of element e.
 CUZK_NTT_HD uint32_t smem_address(const pass_t& p, uint32_t e) {
     uint32_t x = 0;
-CUZK_NTT_UNROLL
+    CUZK_NTT_UNROLL
     for (uint32_t b = 0; b < SWIZZLE_BITS; b++) x ^= ((e >> (BANK_LOG + b)) & 1u) ? p.swizzle[b] : 0u;
     return e ^ x;
 }
@@ -141,11 +144,11 @@ CUZK_NTT_HD uint32_t round_base(const round_t& rd, uint32_t t) {
     // A zero at each register position, lowest first (the positions are distinct, so
     // inserting at each position that is higher than all before it yields them all).
     uint32_t done = 0;  // positions inserted so far, as a mask
-CUZK_NTT_UNROLL
+    CUZK_NTT_UNROLL
     for (uint32_t n = 0; n < RL; n++) {
         // The lowest position not yet inserted.
         uint32_t low = 32;
-CUZK_NTT_UNROLL
+        CUZK_NTT_UNROLL
         for (uint32_t b = 0; b < RL; b++)
             if (!((done >> rd.pos[b]) & 1u) && rd.pos[b] < low) low = rd.pos[b];
         done |= 1u << low;
@@ -156,34 +159,35 @@ CUZK_NTT_UNROLL
 template <uint32_t RL>
 CUZK_NTT_HD uint32_t round_offset(const round_t& rd, uint32_t i) {
     uint32_t e = 0;
-CUZK_NTT_UNROLL
+    CUZK_NTT_UNROLL
     for (uint32_t b = 0; b < RL; b++) e |= ((i >> b) & 1u) << rd.pos[b];
     return e;
 }
 
 // ---- the plan (host) ------------------------------------------------------------------------
 
-// Pass sizes, top bits first: at most 11 bits for the last pass (a block's 2^11 elements),
-// at most 9 for the others so that a block holds at least 4 adjacent groups (128-byte runs).
-inline std::vector<uint32_t> split(uint32_t L) {
-    if (L <= BLOCK_LOG) return {L};
-    uint32_t passes = 1 + (L - BLOCK_LOG + 8) / 9;
+// Pass sizes, top bits first, for blocks of 2^block_log elements: at most block_log bits for
+// the last pass, at most 9 for the others so that a block holds at least 2^(block_log - 9)
+// adjacent groups (runs of 128 bytes in blocks of 2^11, 64 in blocks of 2^10).
+inline std::vector<uint32_t> split(uint32_t L, uint32_t block_log) {
+    if (L <= block_log) return {L};
+    uint32_t passes = 1 + (L - block_log + 8) / 9;
     uint32_t kn = L / passes < 9 ? L / passes : 9;
     std::vector<uint32_t> ks(passes - 1, kn);
     ks.push_back(L - (passes - 1) * kn);
     return ks;
 }
 
-// A pass and its rounds, in the order the forward (DIF: top stage first) or reverse (DIT:
-// bottom stage first) family runs them. Rounds are of reg_log stages (2 or 3), but for the
-// topmost, which takes what is left, so that the bottom round (the one with the known
-// twiddles) is a whole one.
-inline pass_t make_pass(uint32_t L, uint32_t k, uint32_t m, bool dit, uint32_t reg_log) {
+// A pass (of split(L, block_log)) and its rounds, in the order the forward (DIF: top stage
+// first) or reverse (DIT: bottom stage first) family runs them. Rounds are of reg_log stages
+// (2 or 3), but for the topmost, which takes what is left, so that the bottom round (the one
+// with the known twiddles) is a whole one.
+inline pass_t make_pass(uint32_t L, uint32_t k, uint32_t m, bool dit, uint32_t reg_log, uint32_t block_log) {
     pass_t p{};
     p.L = L;
     p.k = k;
     p.m = m;
-    p.log_g = L <= BLOCK_LOG ? 0 : BLOCK_LOG - k;
+    p.log_g = L <= block_log ? 0 : block_log - k;
     p.log_r = m < p.log_g ? m : p.log_g;
     p.reg_log = reg_log;
     const uint32_t E_log = k + p.log_g;

@@ -43,7 +43,7 @@ struct domain_t {
     const fr_t* z_inv;  // [MAX_LOG + 1]: 1/(g^(2^L) - 1)
 };
 
-constexpr uint32_t PASS_SMEM_MAX = fr_t::N * 4u << BLOCK_LOG;
+constexpr uint32_t PASS_SMEM_MAX = fr_t::N * 4u << BLOCK_LOG_MAX;
 
 domain_t build_domain() {
     const size_t consts = 2 * (MAX_LOG + 1) + 1;
@@ -70,9 +70,9 @@ domain_t build_domain() {
     }
     s.sync();
 
-    for (const void* kernel : {(const void*)pass_kernel<false, 3, 1>, (const void*)pass_kernel<true, 3, 1>,
-                               (const void*)pass_kernel<false, 3, 2>, (const void*)pass_kernel<true, 3, 2>,
-                               (const void*)pass_kernel<false, 2, 1>, (const void*)pass_kernel<true, 2, 1>})
+    for (const void* kernel : {(const void*)pass_kernel<false, 3, 10>, (const void*)pass_kernel<true, 3, 10>,
+                               (const void*)pass_kernel<false, 3, 11>, (const void*)pass_kernel<true, 3, 11>,
+                               (const void*)pass_kernel<false, 2, 11>, (const void*)pass_kernel<true, 2, 11>})
         CUZK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, PASS_SMEM_MAX));
 
     domain_t d;
@@ -102,20 +102,22 @@ const domain_t& domain() {
     return *per_device[dev];
 }
 
-// The pass kernel's shape (see pass_kernel): rounds of radix 8, one block a SM, unless
-// CUZK_NTT_PASS says "8x2" (radix 8, two blocks a SM) or "4" (radix 4, 512 threads a block):
-// a switch for the benchmarks that decide between them, read once.
+// The pass kernel's shape: rounds of radix 8 in blocks of 2^10 elements, two or three blocks a
+// SM ("8s", the default), unless CUZK_NTT_PASS says "8" (radix 8, blocks of 2^11: one a SM) or
+// "4" (radix 4, blocks of 2^11 and 512 threads); any other value is the default. A switch for
+// the benchmarks that decide between them, read once; every pass of a transform has the same
+// shape.
 struct pass_shape_t {
     uint32_t reg_log;
-    int blocks_per_sm;
+    uint32_t block_log;
 };
 pass_shape_t pass_shape() {
     static const pass_shape_t shape = [] {
         const char* v = std::getenv("CUZK_NTT_PASS");
         const std::string s = v != nullptr ? v : "";
-        if (s == "8x2") return pass_shape_t{3, 2};
-        if (s == "4") return pass_shape_t{2, 1};
-        return pass_shape_t{3, 1};
+        if (s == "8") return pass_shape_t{3, 11};
+        if (s == "4") return pass_shape_t{2, 11};
+        return pass_shape_t{3, 10};
     }();
     return shape;
 }
@@ -125,16 +127,16 @@ void launch_pass(fr_t* x, const fr_t* b, const fr_t* c, uint32_t L, uint32_t k, 
                  const twiddles_t<fr_t>& tw, const scale_t<fr_t>& pre, const scale_t<fr_t>& post,
                  cudaStream_t stream) {
     const pass_shape_t shape = pass_shape();
-    const pass_t p = make_pass(L, k, m, DIT, shape.reg_log);
+    const pass_t p = make_pass(L, k, m, DIT, shape.reg_log, shape.block_log);
     const uint32_t blocks = 1u << (p.L - block_log(p));
     const size_t smem = size_t(fr_t::N) * 4 << block_log(p);
     const uint32_t threads = block_threads(p);
     if (shape.reg_log == 2)
-        pass_kernel<DIT, 2, 1><<<blocks, threads, smem, stream>>>(x, b, c, p, tw, pre, post);
-    else if (shape.blocks_per_sm == 2)
-        pass_kernel<DIT, 3, 2><<<blocks, threads, smem, stream>>>(x, b, c, p, tw, pre, post);
+        pass_kernel<DIT, 2, 11><<<blocks, threads, smem, stream>>>(x, b, c, p, tw, pre, post);
+    else if (shape.block_log == 11)
+        pass_kernel<DIT, 3, 11><<<blocks, threads, smem, stream>>>(x, b, c, p, tw, pre, post);
     else
-        pass_kernel<DIT, 3, 1><<<blocks, threads, smem, stream>>>(x, b, c, p, tw, pre, post);
+        pass_kernel<DIT, 3, 10><<<blocks, threads, smem, stream>>>(x, b, c, p, tw, pre, post);
     CUZK_LAUNCH_CHECK();
 }
 
@@ -142,7 +144,7 @@ void launch_pass(fr_t* x, const fr_t* b, const fr_t* c, uint32_t L, uint32_t k, 
 // apply on the first pass's loads, `post` on the last pass's stores.
 void dif(const domain_t& d, fr_t* x, uint32_t L, int root, const scale_t<fr_t>& pre, const scale_t<fr_t>& post,
          const fr_t* b, const fr_t* c, cudaStream_t stream) {
-    std::vector<uint32_t> ks = split(L);
+    std::vector<uint32_t> ks = split(L, pass_shape().block_log);
     uint32_t m = L;
     for (size_t i = 0; i < ks.size(); i++) {
         m -= ks[i];
@@ -154,7 +156,7 @@ void dif(const domain_t& d, fr_t* x, uint32_t L, int root, const scale_t<fr_t>& 
 
 // The reverse family: bit-reversed order in, natural out.
 void dit(const domain_t& d, fr_t* x, uint32_t L, int root, cudaStream_t stream) {
-    std::vector<uint32_t> ks = split(L);
+    std::vector<uint32_t> ks = split(L, pass_shape().block_log);
     uint32_t m = 0;
     for (size_t i = ks.size(); i-- > 0;) {
         launch_pass<true>(x, nullptr, nullptr, L, ks[i], m, d.w[root], scale_t<fr_t>{}, scale_t<fr_t>{},

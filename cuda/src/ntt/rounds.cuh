@@ -98,13 +98,13 @@ CUZK_NTT_DEV F pass_twiddle(const pass_t& p, const twiddles_t<F>& tw, uint32_t q
 template <class F>
 CUZK_NTT_DEV F smem_load(const uint32_t* sm, uint32_t E, uint32_t a) {
     F r;
-CUZK_NTT_UNROLL
+    CUZK_NTT_UNROLL
     for (int j = 0; j < F::N; j++) r.l[j] = sm[j * E + a];
     return r;
 }
 template <class F>
 CUZK_NTT_DEV void smem_store(uint32_t* sm, uint32_t E, uint32_t a, const F& v) {
-CUZK_NTT_UNROLL
+    CUZK_NTT_UNROLL
     for (int j = 0; j < F::N; j++) sm[j * E + a] = v.l[j];
 }
 
@@ -149,7 +149,8 @@ CUZK_NTT_DEV void store_phase(const pass_t& p, uint32_t block, uint32_t t, F* x,
     }
 }
 
-// One round of R stages on thread t's eight elements. Stage h (span 2^(h+1)) pairs the
+// One round of R stages on thread t's 2^RL elements (R <= RL; with R < RL the thread holds
+// 2^(RL-R) independent sets of the round's 2^R elements). Stage h (span 2^(h+1)) pairs the
 // elements whose q differ in bit h, with the twiddle w_(2^(h+1))^off, off = q mod 2^h:
 //   DIF: (u, v) -> (u + v, (u - v) w),  stages from the round's top down;
 //   DIT: (u, v) -> (u + v w, u - v w),  stages from the round's bottom up.
@@ -164,17 +165,17 @@ CUZK_NTT_DEV void round_stages(const pass_t& p, const round_t& rd, uint32_t t, u
     const uint32_t s = BOTTOM ? 0 : rd.s;
     const uint32_t q_mask = (1u << p.k) - 1;
     F v[REGS];
-CUZK_NTT_UNROLL
+    CUZK_NTT_UNROLL
     for (uint32_t i = 0; i < REGS; i++) {
         const uint32_t e = base | round_offset<RL>(rd, i);
         if (e < E) v[i] = smem_load<F>(sm, E, smem_address(p, e));
     }
-CUZK_NTT_UNROLL
+    CUZK_NTT_UNROLL
     for (uint32_t n = 0; n < R; n++) {
         const uint32_t hb = DIT ? n : R - 1 - n;  // the stage's register bit
         const uint32_t h = s + hb;
         const uint32_t below = (1u << hb) - 1;
-CUZK_NTT_UNROLL
+        CUZK_NTT_UNROLL
         for (uint32_t i = 0; i < REGS; i++) {
             if (i & (1u << hb)) continue;
             const uint32_t j = i | (1u << hb);
@@ -198,7 +199,7 @@ CUZK_NTT_UNROLL
             }
         }
     }
-CUZK_NTT_UNROLL
+    CUZK_NTT_UNROLL
     for (uint32_t i = 0; i < REGS; i++) {
         const uint32_t e = base | round_offset<RL>(rd, i);
         if (e < E) smem_store(sm, E, smem_address(p, e), v[i]);
