@@ -31,9 +31,10 @@ __device__ __forceinline__ fr_t ldg(const fr_t* p) { return const_load<fr_t>::ge
 // only its thread's elements, so one barrier after each is enough). DIT = false: the forward
 // family (natural in, twiddle out); DIT = true: the reverse family (twiddle in, natural out).
 // `c_in`, when set, makes the load compute x*b - c_in, or x - c_in without `b`. Launched with
-// block_threads(p) threads and 8 * E words of dynamic shared memory; RL is p.reg_log.
+// block_threads(p) threads and 8 * E words of dynamic shared memory.
 //
-// RL and BL are the pass shape's (ntt.cu): 2^RL elements a thread, blocks of 2^BL. Rounds
+// RL and BL are the pass shape's (ntt.cu; p.reg_log and the block size make_pass was given):
+// 2^RL elements a thread, blocks of 2^BL. Rounds
 // of eight elements want about 160-185 registers (eight elements of eight limbs, and the
 // products' accumulators): one block of 256 threads a SM in blocks of 2^11, two or three of
 // 128 in blocks of 2^10. Rounds of four take about 110, in blocks of 512 threads.

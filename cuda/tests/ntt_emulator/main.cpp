@@ -7,7 +7,7 @@
 // shared-memory access of every pass from 2^1 to 2^28 is free of bank conflicts.
 //
 // Usage: ntt_emulator [MAX_LOG_TRANSFORMED] (default 18). Prints what it checked; exits 1 on
-// the first failure, with what differed.
+// the first failure, with what differed and in which pass shape.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -57,8 +57,8 @@ toy_t power(toy_t b, uint64_t e) {
 
 [[noreturn]] void fail(const char* what, uint32_t L, uint64_t at, uint64_t got, uint64_t want) {
     std::printf("FAIL %s, 2^%u (rounds of 2^%u in blocks of 2^%u): at %llu got %llu, want %llu\n", what, L,
-                shape.reg_log, shape.block_log, (unsigned long long)at,
-                (unsigned long long)got, (unsigned long long)want);
+                shape.reg_log, shape.block_log, (unsigned long long)at, (unsigned long long)got,
+                (unsigned long long)want);
     std::exit(1);
 }
 
