@@ -8,6 +8,6 @@ root=$(cd "$here/../.." && pwd)
 out=${1:-affexp}
 nvcc=${NVCC:-$(ls "$root"/.cache/cuda-toolchain/venv/lib/python3*/site-packages/nvidia/cu13/bin/nvcc)}
 lib=$(dirname "$(dirname "$nvcc")")/lib
-"$nvcc" -std=c++17 -O3 --expt-relaxed-constexpr -arch=sm_90 -I"$root/cuda/src" -I"$root/cuda/include" \
+"$nvcc" -std=c++17 -O3 --expt-relaxed-constexpr -arch=sm_90 -I"$root/cuda/src" -I"$root/cuda/include" -I"$root/tools/common" \
   "$here/main.cu" -o "$out" -L"$lib" -cudart static
 echo "built $out"

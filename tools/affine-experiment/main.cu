@@ -18,23 +18,16 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <random>
 #include <vector>
 
+#include "best_of.cuh"
 #include "ec/g1.cuh"
 
 using namespace cuzk;
 
 namespace {
-
-#define CHECK(call)                                                                               \
-    do {                                                                                          \
-        cudaError_t e_ = (call);                                                                  \
-        if (e_ != cudaSuccess) {                                                                  \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            std::exit(1);                                                                         \
-        }                                                                                         \
-    } while (0)
 
 // Chain `chain` sums pts[idx[chain * per + j]], j < per, in order.
 
@@ -125,32 +118,10 @@ __global__ void canonical(const fp_t* x, const fp_t* y, affine_t* out, unsigned 
     out[t] = {x[t].to_canonical(), y[t].to_canonical()};
 }
 
-// The shortest of three timed runs after a warm-up, in milliseconds.
-template <class Launch>
-float best_of(Launch launch) {
-    cudaEvent_t a, b;
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-    float best = 1e30f;
-    for (int rep = 0; rep < 4; rep++) {
-        CHECK(cudaEventRecord(a));
-        launch();
-        CHECK(cudaGetLastError());
-        CHECK(cudaEventRecord(b));
-        CHECK(cudaEventSynchronize(b));
-        float ms;
-        CHECK(cudaEventElapsedTime(&ms, a, b));
-        if (rep > 0 && ms < best) best = ms;
-    }
-    CHECK(cudaEventDestroy(a));
-    CHECK(cudaEventDestroy(b));
-    return best;
-}
-
 template <class T>
 std::vector<T> to_host(const T* d, size_t n) {
     std::vector<T> h(n);
-    CHECK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
+    CUZK_CUDA_CHECK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
     return h;
 }
 
@@ -173,15 +144,15 @@ void run_affine(const setup_t& s) {
     fp_t *x, *y, *pre;
     affine_t* out;
     unsigned* zeros;
-    CHECK(cudaMalloc(&x, s.chains * sizeof(fp_t)));
-    CHECK(cudaMalloc(&y, s.chains * sizeof(fp_t)));
-    CHECK(cudaMalloc(&pre, s.chains * sizeof(fp_t)));
-    CHECK(cudaMalloc(&out, s.chains * sizeof(affine_t)));
-    CHECK(cudaMalloc(&zeros, sizeof(unsigned)));
-    CHECK(cudaMemset(zeros, 0, sizeof(unsigned)));
+    CUZK_CUDA_CHECK(cudaMalloc(&x, s.chains * sizeof(fp_t)));
+    CUZK_CUDA_CHECK(cudaMalloc(&y, s.chains * sizeof(fp_t)));
+    CUZK_CUDA_CHECK(cudaMalloc(&pre, s.chains * sizeof(fp_t)));
+    CUZK_CUDA_CHECK(cudaMalloc(&out, s.chains * sizeof(affine_t)));
+    CUZK_CUDA_CHECK(cudaMalloc(&zeros, sizeof(unsigned)));
+    CUZK_CUDA_CHECK(cudaMemset(zeros, 0, sizeof(unsigned)));
     const float ms = best_of([&] { affine_kernel<W, M><<<blocks, T>>>(s.pts, s.idx, x, y, pre, s.per, zeros); });
     canonical<<<(s.chains + 255) / 256, 256>>>(x, y, out, s.chains);
-    CHECK(cudaGetLastError());
+    CUZK_LAUNCH_CHECK();
     const std::vector<affine_t> got = to_host(out, s.chains);
     size_t differ = 0;
     for (unsigned i = 0; i < s.chains; i++) differ += std::memcmp(&got[i], &s.want[i], sizeof(affine_t)) != 0;
@@ -189,16 +160,14 @@ void run_affine(const setup_t& s) {
     std::printf("affine, %3u threads a block, %2d chains a thread: %8.2f ms  %.3f G additions/s  "
                 "%zu of %u sums differ from XYZZ's, %u zero denominators (4 runs)\n",
                 T, M, ms, adds / ms / 1e6, differ, s.chains, to_host(zeros, 1)[0]);
-    CHECK(cudaFree(x));
-    CHECK(cudaFree(y));
-    CHECK(cudaFree(pre));
-    CHECK(cudaFree(out));
-    CHECK(cudaFree(zeros));
+    CUZK_CUDA_CHECK(cudaFree(x));
+    CUZK_CUDA_CHECK(cudaFree(y));
+    CUZK_CUDA_CHECK(cudaFree(pre));
+    CUZK_CUDA_CHECK(cudaFree(out));
+    CUZK_CUDA_CHECK(cudaFree(zeros));
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
     // 2^22 chains of 16 points from 2^22 random points: 2^22 * 15 = 63 M additions.
     const unsigned chains = 1u << 22;
     const int per = argc > 1 ? std::atoi(argv[1]) : 16;
@@ -215,16 +184,16 @@ int main(int argc, char** argv) {
     unsigned* didx;
     xyzz_t* acc;
     affine_t* want;
-    CHECK(cudaMalloc(&pts, npts * sizeof(affine_t)));
-    CHECK(cudaMalloc(&didx, idx.size() * sizeof(unsigned)));
-    CHECK(cudaMalloc(&acc, chains * sizeof(xyzz_t)));
-    CHECK(cudaMalloc(&want, chains * sizeof(affine_t)));
-    CHECK(cudaMemcpy(pts, raw.data(), raw.size() * 4, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(didx, idx.data(), idx.size() * sizeof(unsigned), cudaMemcpyHostToDevice));
+    CUZK_CUDA_CHECK(cudaMalloc(&pts, npts * sizeof(affine_t)));
+    CUZK_CUDA_CHECK(cudaMalloc(&didx, idx.size() * sizeof(unsigned)));
+    CUZK_CUDA_CHECK(cudaMalloc(&acc, chains * sizeof(xyzz_t)));
+    CUZK_CUDA_CHECK(cudaMalloc(&want, chains * sizeof(affine_t)));
+    CUZK_CUDA_CHECK(cudaMemcpy(pts, raw.data(), raw.size() * 4, cudaMemcpyHostToDevice));
+    CUZK_CUDA_CHECK(cudaMemcpy(didx, idx.data(), idx.size() * sizeof(unsigned), cudaMemcpyHostToDevice));
 
     const float ms = best_of([&] { xyzz_kernel<<<(chains + 127) / 128, 128>>>(pts, didx, acc, chains, per); });
     xyzz_to_affine<<<(chains + 255) / 256, 256>>>(acc, want, chains);
-    CHECK(cudaGetLastError());
+    CUZK_LAUNCH_CHECK();
     const double adds = double(chains) * (per - 1);
     std::printf("%u chains of %d scattered points (%.0f M additions)\n", chains, per, adds / 1e6);
     std::printf("XYZZ, one thread a chain:                         %8.2f ms  %.3f G additions/s\n", ms,
@@ -237,4 +206,15 @@ int main(int argc, char** argv) {
     run_affine<8, 32>(s);
     run_affine<8, 64>(s);
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "affexp: %s\n", e.what());
+        return 1;
+    }
 }

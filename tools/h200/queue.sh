@@ -7,6 +7,8 @@ B=/tmp/b2
 T=$Q/tools
 R=$Q/res
 PP=/tmp/pp
+# The NTT pass kernel's shapes (cuda/src/ntt/layout.cuh's PASS_SHAPES), by CUZK_NTT_PASS name.
+NTT_SHAPES="8s 8 4"
 export RUST_BACKTRACE=1
 
 # make_params for a test circuit once: /tmp/KIND_LOG.params.
@@ -59,7 +61,7 @@ step() {
   groth16-tests) tests groth16 ;;
   msm-tests) tests msm msm_g2 ;;
   field-tests) tests field g1 ntt fixed_base ;;
-  ntt-shapes) for shape in 8s 8 4; do echo "CUZK_NTT_PASS=$shape"; CUZK_NTT_PASS=$shape $B/tests/ntt --test-threads 1 || return 1; done ;;
+  ntt-shapes) for shape in $NTT_SHAPES; do echo "CUZK_NTT_PASS=$shape"; CUZK_NTT_PASS=$shape $B/tests/ntt --test-threads 1 || return 1; done ;;
   memcheck) CUZK_SMALL=1 compute-sanitizer --tool memcheck --error-exitcode 1 $B/tests/groth16 --test-threads 1 ;;
   msm) $B/bench/bench_msm --json $R/msm.json 22 24 26 g2:24 ;;
   msm-g2w) $B/bench/bench_msm --json $R/msm-g2w.json --windows 16,18,20 g2:24 ;;
@@ -74,11 +76,11 @@ step() {
     local n shape
     for n in 1 2; do
       $B/bench/bench_ntt_before --json $R/ntt-before-$n.json 20 24 27 || return 1
-      for shape in 8s 8 4; do
+      for shape in $NTT_SHAPES; do
         CUZK_NTT_PASS=$shape $B/bench/bench_ntt --json $R/ntt-after-$shape-$n.json 20 24 27 || return 1
       done
     done
-    for shape in 8s 8 4; do
+    for shape in $NTT_SHAPES; do
       echo "before, and after with the pass shape $shape:"
       python3 $T/compare.py $R/ntt-before-*.json -- $R/ntt-after-$shape-*.json
     done ;;

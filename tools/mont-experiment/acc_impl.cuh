@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 #include "ec/g1.cuh"
 #include "ec/g2.cuh"
+#include "best_of.cuh"
 using namespace cuzk;
 namespace {
 // Thread t adds points idx[t * per ...] into one XYZZ accumulator (the MSM's bucket sums).
@@ -24,20 +25,6 @@ __global__ void mul_kernel(fp_t* io, int iters) {
     fp_t x = io[t], y = io[t + gridDim.x * blockDim.x];
     for (int i = 0; i < iters; i++) { x = x * y; y = y * x; }
     io[t] = x + y;
-}
-// The shortest of three timed launches after a warm-up, in milliseconds.
-template <class Launch>
-float best_of(Launch launch) {
-    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-    float best = 1e9;
-    for (int rep = 0; rep < 4; rep++) {
-        cudaEventRecord(a);
-        launch();
-        cudaEventRecord(b); cudaEventSynchronize(b);
-        float ms; cudaEventElapsedTime(&ms, a, b); if (rep > 0 && ms < best) best = ms;
-    }
-    cudaEventDestroy(a); cudaEventDestroy(b);
-    return best;
 }
 }
 extern "C" float ACC_FN(const void* pts, const unsigned* idx, void* out, int threads, int per) {

@@ -11,7 +11,7 @@ nvcc=${NVCC:-$(ls "$here"/../../.cache/cuda-toolchain/venv/lib/python3*/site-pac
 lib=$(dirname "$(dirname "$nvcc")")/lib
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-flags=(-std=c++17 -O3 --expt-relaxed-constexpr -arch=sm_90 -I"$here")
+flags=(-std=c++17 -O3 --expt-relaxed-constexpr -arch=sm_90 -I"$here" -I"$here/../common")
 printf '#define ACC_FN acc_old\n#define ACC2_FN acc2_old\n#define SQR_FN sqr_old\n#define MUL_FN mul_old\n#include "acc_impl.cuh"\n' > "$tmp/old.cu"
 printf '#define ACC_FN acc_new\n#define ACC2_FN acc2_new\n#define SQR_FN sqr_new\n#define MUL_FN mul_new\n#include "acc_impl.cuh"\n' > "$tmp/new.cu"
 "$nvcc" "${flags[@]}" -I"$old/cuda/src" -I"$old/cuda/include" -c "$tmp/old.cu" -o "$tmp/old.o"

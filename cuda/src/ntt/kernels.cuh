@@ -34,14 +34,15 @@ __device__ __forceinline__ fr_t ldg(const fr_t* p) { return const_load<fr_t>::ge
 // block_threads(p) threads and 8 * E words of dynamic shared memory.
 //
 // RL and BL are the pass shape's (ntt.cu; p.reg_log and the block size make_pass was given):
-// 2^RL elements a thread, blocks of 2^BL. Rounds
-// of eight elements want about 160-185 registers (eight elements of eight limbs, and the
-// products' accumulators): one block of 256 threads a SM in blocks of 2^11, two or three of
-// 128 in blocks of 2^10. Rounds of four take about 110, in blocks of 512 threads.
+// 2^RL elements a thread, blocks of 2^BL. Rounds of eight elements take about 160 registers
+// (eight elements of eight limbs, and the products' accumulators): one block of 256 threads a
+// SM in blocks of 2^11, three of 128 in blocks of 2^10. Rounds of four take about 90-120, in
+// blocks of 512 threads. `p` is __grid_constant__: the rounds index it by reference, which
+// otherwise makes a copy of it in local memory (an 88-byte stack frame, and more registers).
 template <bool DIT, uint32_t RL, uint32_t BL>
-__global__ void __launch_bounds__((1u << BL) >> RL, BL < BLOCK_LOG_MAX ? 2 : 1)
-    pass_kernel(fr_t* __restrict__ x, const fr_t* __restrict__ b, const fr_t* __restrict__ c_in, pass_t p,
-                twiddles_t<fr_t> tw, scale_t<fr_t> pre, scale_t<fr_t> post) {
+__global__ void __launch_bounds__((1u << BL) >> RL, BL < BLOCK_LOG_MAX ? 3 : 1)
+    pass_kernel(fr_t* __restrict__ x, const fr_t* __restrict__ b, const fr_t* __restrict__ c_in,
+                const __grid_constant__ pass_t p, twiddles_t<fr_t> tw, scale_t<fr_t> pre, scale_t<fr_t> post) {
     extern __shared__ uint32_t sm[];
     load_phase<DIT, RL>(p, blockIdx.x, threadIdx.x, x, b, c_in, tw, pre, sm);
     __syncthreads();

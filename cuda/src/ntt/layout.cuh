@@ -30,6 +30,7 @@
 // conflicts.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -75,11 +76,13 @@ static_assert(MID_BITS <= MAX_LOG, "the middle table's root divides w_max's orde
 // One round: the q bits [s, s + r) it transforms, and the e bit each register index bit
 // stands for (pos[b] for bit b of the register index; bits 0..r-1 are the round's own).
 // A position of E's size or more stands for nothing: only in blocks smaller than a thread's
-// registers, whose one thread then holds fewer elements.
+// registers, whose one thread then holds fewer elements. `ascending` holds the same positions
+// sorted, as round_base inserts them.
 struct round_t {
     uint8_t s;
     uint8_t r;
     uint8_t pos[REG_LOG_MAX];
+    uint8_t ascending[REG_LOG_MAX];
 };
 
 // The parameters of one pass.
@@ -141,19 +144,10 @@ CUZK_NTT_HD uint32_t insert_zero_bit(uint32_t t, uint32_t pos) {
 }
 template <uint32_t RL>
 CUZK_NTT_HD uint32_t round_base(const round_t& rd, uint32_t t) {
-    // A zero at each register position, lowest first (the positions are distinct, so
-    // inserting at each position that is higher than all before it yields them all).
-    uint32_t done = 0;  // positions inserted so far, as a mask
+    // A zero at each register position, lowest first: each insertion leaves the positions
+    // below it in place.
     CUZK_NTT_UNROLL
-    for (uint32_t n = 0; n < RL; n++) {
-        // The lowest position not yet inserted.
-        uint32_t low = 32;
-        CUZK_NTT_UNROLL
-        for (uint32_t b = 0; b < RL; b++)
-            if (!((done >> rd.pos[b]) & 1u) && rd.pos[b] < low) low = rd.pos[b];
-        done |= 1u << low;
-        t = insert_zero_bit(t, low);
-    }
+    for (uint32_t b = 0; b < RL; b++) t = insert_zero_bit(t, rd.ascending[b]);
     return t;
 }
 template <uint32_t RL>
@@ -165,6 +159,20 @@ CUZK_NTT_HD uint32_t round_offset(const round_t& rd, uint32_t i) {
 }
 
 // ---- the plan (host) ------------------------------------------------------------------------
+
+// The shapes a transform's passes can take: 2^reg_log elements a thread, blocks of
+// 2^block_log elements. ntt.cu picks one by name (CUZK_NTT_PASS) until the GPU has decided
+// between them; the emulator test runs them all.
+struct pass_shape_t {
+    const char* name;
+    uint32_t reg_log;
+    uint32_t block_log;
+};
+constexpr pass_shape_t PASS_SHAPES[] = {
+    {"8s", 3, 10},  // radix 8, 128 threads: two or three blocks a SM (the default)
+    {"8", 3, 11},   // radix 8, 256 threads: one block a SM
+    {"4", 2, 11},   // radix 4, 512 threads
+};
 
 // Pass sizes, top bits first, for blocks of 2^block_log elements: at most block_log bits for
 // the last pass, at most 9 for the others so that a block holds at least 2^(block_log - 9)
@@ -208,6 +216,8 @@ inline pass_t make_pass(uint32_t L, uint32_t k, uint32_t m, bool dit, uint32_t r
             rd.pos[b++] = uint8_t(cand);
         }
         while (b < reg_log) rd.pos[b++] = uint8_t(next++);
+        for (b = 0; b < reg_log; b++) rd.ascending[b] = rd.pos[b];
+        std::sort(rd.ascending, rd.ascending + reg_log);
         bottom_up[n++] = rd;
     }
     p.rounds = n;
@@ -232,6 +242,20 @@ inline pass_t make_pass(uint32_t L, uint32_t k, uint32_t m, bool dit, uint32_t r
         }
     }
     return p;
+}
+
+// The passes of a 2^L transform in the order they run: the forward family from the top bits
+// down, the reverse family from the bottom bits up.
+inline std::vector<pass_t> plan_passes(uint32_t L, bool dit, const pass_shape_t& shape) {
+    const std::vector<uint32_t> ks = split(L, shape.block_log);
+    std::vector<pass_t> passes;
+    uint32_t m = L;
+    for (uint32_t k : ks) {
+        m -= k;
+        passes.push_back(make_pass(L, k, m, dit, shape.reg_log, shape.block_log));
+    }
+    if (dit) std::reverse(passes.begin(), passes.end());
+    return passes;
 }
 
 }  // namespace cuzk::ntt

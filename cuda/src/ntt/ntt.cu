@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -102,41 +103,38 @@ const domain_t& domain() {
     return *per_device[dev];
 }
 
-// The pass kernel's shape: rounds of radix 8 in blocks of 2^10 elements, two or three blocks a
-// SM ("8s", the default), unless CUZK_NTT_PASS says "8" (radix 8, blocks of 2^11: one a SM) or
-// "4" (radix 4, blocks of 2^11 and 512 threads); any other value is the default. A switch for
-// the benchmarks that decide between them, read once; every pass of a transform has the same
-// shape.
-struct pass_shape_t {
-    uint32_t reg_log;
-    uint32_t block_log;
-};
-pass_shape_t pass_shape() {
-    static const pass_shape_t shape = [] {
+// The pass kernel's shape (layout.cuh's PASS_SHAPES): the first, unless CUZK_NTT_PASS names
+// another; a switch for the benchmarks that decide between them, read once. A name that is
+// not a shape is an error (at device setup, through warm_up), not the default.
+const pass_shape_t& pass_shape() {
+    static const pass_shape_t& shape = []() -> const pass_shape_t& {
         const char* v = std::getenv("CUZK_NTT_PASS");
-        const std::string s = v != nullptr ? v : "";
-        if (s == "8") return pass_shape_t{3, 11};
-        if (s == "4") return pass_shape_t{2, 11};
-        return pass_shape_t{3, 10};
+        if (v == nullptr || *v == 0) return PASS_SHAPES[0];
+        std::string names;
+        for (const pass_shape_t& s : PASS_SHAPES) {
+            if (std::string(v) == s.name) return s;
+            names += names.empty() ? s.name : std::string(", ") + s.name;
+        }
+        throw invalid_argument(std::string("CUZK_NTT_PASS=") + v + " is not an NTT pass shape (" + names + ")");
     }();
     return shape;
 }
 
 template <bool DIT>
-void launch_pass(fr_t* x, const fr_t* b, const fr_t* c, uint32_t L, uint32_t k, uint32_t m,
-                 const twiddles_t<fr_t>& tw, const scale_t<fr_t>& pre, const scale_t<fr_t>& post,
-                 cudaStream_t stream) {
-    const pass_shape_t shape = pass_shape();
-    const pass_t p = make_pass(L, k, m, DIT, shape.reg_log, shape.block_log);
+void launch_pass(fr_t* x, const fr_t* b, const fr_t* c, const pass_t& p, const twiddles_t<fr_t>& tw,
+                 const scale_t<fr_t>& pre, const scale_t<fr_t>& post, cudaStream_t stream) {
     const uint32_t blocks = 1u << (p.L - block_log(p));
     const size_t smem = size_t(fr_t::N) * 4 << block_log(p);
     const uint32_t threads = block_threads(p);
-    if (shape.reg_log == 2)
-        pass_kernel<DIT, 2, 11><<<blocks, threads, smem, stream>>>(x, b, c, p, tw, pre, post);
-    else if (shape.block_log == 11)
-        pass_kernel<DIT, 3, 11><<<blocks, threads, smem, stream>>>(x, b, c, p, tw, pre, post);
-    else
+    const pass_shape_t& shape = pass_shape();
+    if (shape.reg_log == 3 && shape.block_log == 10)
         pass_kernel<DIT, 3, 10><<<blocks, threads, smem, stream>>>(x, b, c, p, tw, pre, post);
+    else if (shape.reg_log == 3 && shape.block_log == 11)
+        pass_kernel<DIT, 3, 11><<<blocks, threads, smem, stream>>>(x, b, c, p, tw, pre, post);
+    else if (shape.reg_log == 2 && shape.block_log == 11)
+        pass_kernel<DIT, 2, 11><<<blocks, threads, smem, stream>>>(x, b, c, p, tw, pre, post);
+    else
+        throw std::logic_error(std::string("NTT pass shape ") + shape.name + " has no kernel instance");
     CUZK_LAUNCH_CHECK();
 }
 
@@ -144,25 +142,18 @@ void launch_pass(fr_t* x, const fr_t* b, const fr_t* c, uint32_t L, uint32_t k, 
 // apply on the first pass's loads, `post` on the last pass's stores.
 void dif(const domain_t& d, fr_t* x, uint32_t L, int root, const scale_t<fr_t>& pre, const scale_t<fr_t>& post,
          const fr_t* b, const fr_t* c, cudaStream_t stream) {
-    std::vector<uint32_t> ks = split(L, pass_shape().block_log);
-    uint32_t m = L;
-    for (size_t i = 0; i < ks.size(); i++) {
-        m -= ks[i];
-        bool first = i == 0, last = i + 1 == ks.size();
-        launch_pass<false>(x, first ? b : nullptr, first ? c : nullptr, L, ks[i], m, d.w[root],
+    const std::vector<pass_t> passes = plan_passes(L, false, pass_shape());
+    for (size_t i = 0; i < passes.size(); i++) {
+        bool first = i == 0, last = i + 1 == passes.size();
+        launch_pass<false>(x, first ? b : nullptr, first ? c : nullptr, passes[i], d.w[root],
                            first ? pre : scale_t<fr_t>{}, last ? post : scale_t<fr_t>{}, stream);
     }
 }
 
 // The reverse family: bit-reversed order in, natural out.
 void dit(const domain_t& d, fr_t* x, uint32_t L, int root, cudaStream_t stream) {
-    std::vector<uint32_t> ks = split(L, pass_shape().block_log);
-    uint32_t m = 0;
-    for (size_t i = ks.size(); i-- > 0;) {
-        launch_pass<true>(x, nullptr, nullptr, L, ks[i], m, d.w[root], scale_t<fr_t>{}, scale_t<fr_t>{},
-                          stream);
-        m += ks[i];
-    }
+    for (const pass_t& p : plan_passes(L, true, pass_shape()))
+        launch_pass<true>(x, nullptr, nullptr, p, d.w[root], scale_t<fr_t>{}, scale_t<fr_t>{}, stream);
 }
 
 void bit_reverse(fr_t* x, uint32_t L, const scale_t<fr_t>& post, cudaStream_t stream) {
@@ -195,7 +186,10 @@ scale_t<fr_t> powers(const fr_t* hi, const fr_t* lo, bool by_bitrev) {
 
 }  // namespace
 
-void warm_up() { (void)domain(); }
+void warm_up() {
+    (void)pass_shape();
+    (void)domain();
+}
 
 void check_args(uint32_t log_n, int kind) {
     CUZK_REQUIRE(log_n >= 1 && log_n <= MAX_LOG, "NTT size must be 2^1 .. 2^28");

@@ -20,13 +20,8 @@ namespace {
 
 using namespace cuzk::ntt;
 
-// The pass shape being checked (ntt.cu's pass_shape_t): 2^reg_log elements a thread, blocks
-// of 2^block_log.
-struct shape_t {
-    uint32_t reg_log, block_log;
-};
-constexpr shape_t SHAPES[] = {{3, 10}, {3, 11}, {2, 11}};
-shape_t shape = SHAPES[0];
+// The pass shape being checked (one of layout.cuh's PASS_SHAPES, which ntt.cu picks from).
+pass_shape_t shape = PASS_SHAPES[0];
 
 // An element of Z/p, p = 3 * 2^30 + 1, in two 32-bit limbs (so that the limb-major shared
 // memory is exercised with more than one limb).
@@ -56,9 +51,8 @@ toy_t power(toy_t b, uint64_t e) {
 }
 
 [[noreturn]] void fail(const char* what, uint32_t L, uint64_t at, uint64_t got, uint64_t want) {
-    std::printf("FAIL %s, 2^%u (rounds of 2^%u in blocks of 2^%u): at %llu got %llu, want %llu\n", what, L,
-                shape.reg_log, shape.block_log, (unsigned long long)at, (unsigned long long)got,
-                (unsigned long long)want);
+    std::printf("FAIL %s, 2^%u (pass shape %s): at %llu got %llu, want %llu\n", what, L, shape.name,
+                (unsigned long long)at, (unsigned long long)got, (unsigned long long)want);
     std::exit(1);
 }
 
@@ -104,26 +98,17 @@ void emulate_pass(const pass_t& p, std::vector<toy_t>& x, const toy_t* b, const 
 // The forward family's chain (as ntt.cu's dif): natural order in, bit-reversed out.
 void dif(std::vector<toy_t>& x, uint32_t L, const twiddles_t<toy_t>& tw, const scale_t<toy_t>& pre,
          const scale_t<toy_t>& post, const toy_t* b, const toy_t* c) {
-    std::vector<uint32_t> ks = split(L, shape.block_log);
-    uint32_t m = L;
-    for (size_t i = 0; i < ks.size(); i++) {
-        m -= ks[i];
-        bool first = i == 0, last = i + 1 == ks.size();
-        const pass_t p = make_pass(L, ks[i], m, false, shape.reg_log, shape.block_log);
-        emulate_pass<false>(p, x, first ? b : nullptr, first ? c : nullptr, tw, first ? pre : scale_t<toy_t>{},
-                            last ? post : scale_t<toy_t>{});
+    const std::vector<pass_t> passes = plan_passes(L, false, shape);
+    for (size_t i = 0; i < passes.size(); i++) {
+        bool first = i == 0, last = i + 1 == passes.size();
+        emulate_pass<false>(passes[i], x, first ? b : nullptr, first ? c : nullptr, tw,
+                            first ? pre : scale_t<toy_t>{}, last ? post : scale_t<toy_t>{});
     }
 }
 
 // The reverse family's chain (as ntt.cu's dit): bit-reversed order in, natural out.
 void dit(std::vector<toy_t>& x, uint32_t L, const twiddles_t<toy_t>& tw) {
-    std::vector<uint32_t> ks = split(L, shape.block_log);
-    uint32_t m = 0;
-    for (size_t i = ks.size(); i-- > 0;) {
-        const pass_t p = make_pass(L, ks[i], m, true, shape.reg_log, shape.block_log);
-        emulate_pass<true>(p, x, nullptr, nullptr, tw, {}, {});
-        m += ks[i];
-    }
+    for (const pass_t& p : plan_passes(L, true, shape)) emulate_pass<true>(p, x, nullptr, nullptr, tw, {}, {});
 }
 
 std::vector<toy_t> bit_reversed(const std::vector<toy_t>& x, uint32_t L) {
@@ -277,16 +262,14 @@ int main(int argc, char** argv) {
     const uint32_t max_transformed = argc > 1 ? uint32_t(std::atoi(argv[1])) : 18;
 
     uint32_t passes = 0;
-    for (shape_t s : SHAPES) {
+    for (const pass_shape_t& s : PASS_SHAPES) {
         shape = s;
         for (uint32_t L = 1; L <= MAX_LOG; L++) {
-            std::vector<uint32_t> ks = split(L, shape.block_log);
-            uint32_t m = L;
-            for (uint32_t k : ks) {
-                m -= k;
-                check_layout(make_pass(L, k, m, false, shape.reg_log, shape.block_log));
-                check_layout(make_pass(L, k, m, true, shape.reg_log, shape.block_log));
-                passes += 2;
+            for (bool dit : {false, true}) {
+                for (const pass_t& p : plan_passes(L, dit, shape)) {
+                    check_layout(p);
+                    passes++;
+                }
             }
         }
     }
@@ -296,7 +279,7 @@ int main(int argc, char** argv) {
 
     const roots_t roots = make_roots();
     for (uint32_t L = 1; L <= max_transformed; L++) {
-        for (shape_t s : SHAPES) {
+        for (const pass_shape_t& s : PASS_SHAPES) {
             shape = s;
             check_transforms(L, roots);
         }
