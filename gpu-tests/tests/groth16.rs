@@ -394,7 +394,8 @@ fn an_urgent_proof_runs_while_the_compute_lock_is_held() {
     const HOLD_MS: u32 = 5000;
     let mut rng = rng();
     let locks = locks();
-    let c = ShaCircuit::new(if small() { 8 } else { 10 }, rng.gen());
+    // 2^10, the smallest sha circuit, also under CUZK_SMALL.
+    let c = ShaCircuit::new(10, rng.gen());
     let input = c.public_input();
     let params = Arc::new(generate_random_parameters(c.clone(), &mut rng).unwrap());
     let dp = device_params(&locks, Arc::clone(&params)).unwrap();

@@ -62,7 +62,12 @@ step() {
   msm-tests) tests msm msm_g2 ;;
   field-tests) tests field g1 ntt fixed_base ;;
   ntt-shapes) for shape in $NTT_SHAPES; do echo "CUZK_NTT_PASS=$shape"; CUZK_NTT_PASS=$shape $B/tests/ntt --test-threads 1 || return 1; done ;;
-  memcheck) CUZK_SMALL=1 compute-sanitizer --tool memcheck --error-exitcode 1 $B/tests/groth16 --test-threads 1 ;;
+  # memcheck runs kernels one at a time, so the test that urgent kernels run beside a big
+  # proof's cannot pass under it: skipped here by name (it runs in groth16-tests). API errors
+  # are not reported: the injected-fault test makes a launch fail on purpose, and the tests
+  # check every API result themselves; memcheck is here for memory errors.
+  memcheck) CUZK_SMALL=1 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 1 \
+      $B/tests/groth16 --test-threads 1 --skip urgent_proofs_overtake_running_kernels ;;
   msm) $B/bench/bench_msm --json $R/msm.json 22 24 26 g2:24 ;;
   msm-g2w) $B/bench/bench_msm --json $R/msm-g2w.json --windows 16,18,20 g2:24 ;;
   ncu-g2) ncu --clock-control none --metrics gpu__time_duration.sum --csv --log-file $R/ncu-g2.csv \
