@@ -7,8 +7,6 @@ B=/tmp/b2
 T=$Q/tools
 R=$Q/res
 PP=/tmp/pp
-# The NTT pass kernel's shapes (cuda/src/ntt/layout.cuh's PASS_SHAPES), by CUZK_NTT_PASS name.
-NTT_SHAPES="8s 8 4"
 export RUST_BACKTRACE=1
 
 # make_params for a test circuit once: /tmp/KIND_LOG.params.
@@ -61,7 +59,6 @@ step() {
   groth16-tests) tests groth16 ;;
   msm-tests) tests msm msm_g2 ;;
   field-tests) tests field g1 ntt fixed_base ;;
-  ntt-shapes) for shape in $NTT_SHAPES; do echo "CUZK_NTT_PASS=$shape"; CUZK_NTT_PASS=$shape $B/tests/ntt --test-threads 1 || return 1; done ;;
   # memcheck runs kernels one at a time, so the test that urgent kernels run beside a big
   # proof's cannot pass under it: skipped here by name (it runs in groth16-tests). API errors
   # are not reported: the injected-fault test makes a launch fail on purpose, and the tests
@@ -75,20 +72,14 @@ step() {
       -c 40 $B/bench/bench_msm g2:24 && python3 $T/ncusum.py $R/ncu-g2.csv ;;
   ntt) $B/bench/bench_ntt --json $R/ntt.json 20 24 27 ;;
   # The NTT before and after a kernel change, alternating, in one call: bench_ntt_before is
-  # the previous bundle's (pack.sh with BEFORE=archive), the new one with each shape of the
-  # pass kernel (CUZK_NTT_PASS: 8s radix 8 in blocks of 2^10, 8 in blocks of 2^11, 4 radix 4).
+  # the previous bundle's (pack.sh with BEFORE=archive).
   ntt-ab) [ -x $B/bench/bench_ntt_before ] || { echo "no bench_ntt_before (pack.sh BEFORE=...)"; return 1; }
-    local n shape
+    local n
     for n in 1 2; do
       $B/bench/bench_ntt_before --json $R/ntt-before-$n.json 20 24 27 || return 1
-      for shape in $NTT_SHAPES; do
-        CUZK_NTT_PASS=$shape $B/bench/bench_ntt --json $R/ntt-after-$shape-$n.json 20 24 27 || return 1
-      done
+      $B/bench/bench_ntt --json $R/ntt-after-$n.json 20 24 27 || return 1
     done
-    for shape in $NTT_SHAPES; do
-      echo "before, and after with the pass shape $shape:"
-      python3 $T/compare.py $R/ntt-before-*.json -- $R/ntt-after-$shape-*.json
-    done ;;
+    python3 $T/compare.py $R/ntt-before-*.json -- $R/ntt-after-*.json ;;
   affine) [ -x $B/affexp ] || { echo "no affexp in the bundle (tools/affine-experiment)"; return 1; }
     $B/affexp ;;
   groth16) $B/bench/bench_groth16 --splits host,gpu --json $R/groth16.json sha:22 sha:24 mix:24 mix50:24 ;;

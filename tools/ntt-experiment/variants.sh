@@ -3,16 +3,22 @@
 # `git archive` of an earlier commit) and this tree's variants in parallel, runs each on the
 # pass shapes named, then ncu's stall reasons for the first three passes of two of them.
 #   tools/ntt-experiment/variants.sh "NAME:FLAGS:SHAPES ..." "NCU_NAMES"
-# FLAGS are -D flags joined by commas; SHAPES pass shapes joined by commas (CUZK_NTT_PASS).
+# FLAGS are -D flags joined by commas; SHAPES values of CUZK_NTT_PASS joined by commas, for a
+# tree whose NTT has pass shapes (the branch ntt-register-rounds; any one value otherwise).
 set -u
 here=tools/ntt-experiment
-X=/tmp/nx; mkdir -p $X
-[ -d devrun/old ] && { $here/build.sh devrun/old $X/old -Xptxas -v >$X/old.build 2>&1 & }
-for v in $1; do
-  IFS=: read -r name flags shapes <<<"$v"
-  $here/build.sh . $X/$name ${flags//,/ } -Xptxas -v >$X/$name.build 2>&1 &
-done
-wait
+# PREBUILT=DIR: the binaries (and their .build logs) are already there, built elsewhere with
+# the same names; nothing is built.
+X=${PREBUILT:-/tmp/nx}; mkdir -p $X
+chmod +x $X/* 2>/dev/null
+if [ -z "${PREBUILT:-}" ]; then
+  [ -d devrun/old ] && { $here/build.sh devrun/old $X/old -Xptxas -v >$X/old.build 2>&1 & }
+  for v in $1; do
+    IFS=: read -r name flags shapes <<<"$v"
+    $here/build.sh . $X/$name ${flags//,/ } -Xptxas -v >$X/$name.build 2>&1 &
+  done
+  wait
+fi
 for f in $X/*.build; do
   grep -q "^built" $f || { echo "BUILD FAILED: $f"; tail -20 $f; }
   echo "${f##*/}: $(awk '/entry function/ {k = ($0 ~ /pass_kernel/) ? $0 : ""; sub(/.*pass_kernel/, "", k); sub(/EEEv.*/, "", k)}
@@ -28,9 +34,10 @@ for n in 1 2; do
 done
 for v in $2; do
   IFS=/ read -r name shape <<<"$v"
+  mkdir -p /tmp/ncu
   CUZK_NTT_PASS=$shape ncu --clock-control none -k regex:pass_kernel -c 3 --csv \
     --metrics 'regex:^smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$,gpu__time_duration.sum,smsp__inst_executed.sum,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,regex:^sm__pipe_.*_cycles_active\.avg\.pct_of_peak_sustained_active$' \
-    $X/$name $v >$X/ncu-${name}.csv 2>$X/ncu-${name}.err || { echo "ncu failed for $v"; tail -5 $X/ncu-${name}.err; continue; }
-  echo "== ncu $v"; python3 $here/stalls.py $X/ncu-${name}.csv
+    $X/$name $v >/tmp/ncu/${name}-${shape}.csv 2>/tmp/ncu/${name}.err || { echo "ncu failed for $v"; tail -5 /tmp/ncu/${name}.err; continue; }
+  echo "== ncu $v"; python3 $here/stalls.py /tmp/ncu/${name}-${shape}.csv
 done
-cp $X/*.csv $X/*.build ${OUT:-/tmp} 2>/dev/null; true
+[ -n "${OUT:-}" ] && tar -C /tmp -czf $OUT/ncu.tgz ncu 2>/dev/null; true

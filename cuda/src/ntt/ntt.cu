@@ -17,10 +17,7 @@
 #include <algorithm>
 #include <memory>
 #include <cstdint>
-#include <cstdlib>
 #include <mutex>
-#include <stdexcept>
-#include <string>
 #include <vector>
 
 #include "cuzk/ntt.h"
@@ -33,23 +30,22 @@ namespace cuzk::ntt {
 namespace {
 
 // The constants of one device, built on first use and kept for the life of the process
-// (about 20 MiB, 16 of them the two middle tables; freeing them at exit would race the CUDA
-// runtime's own teardown).
+// (about 4 MiB; freeing them at exit would race the CUDA runtime's own teardown).
 struct domain_t {
     // Index 0: the forward root w_max / the generator g; index 1: their inverses.
-    twiddles_t<fr_t> w[2];
+    const fr_t* w_hi[2];
+    const fr_t* w_lo[2];
     const fr_t* g_hi[2];
     const fr_t* g_lo[2];
     const fr_t* n_inv;  // [MAX_LOG + 1]: 1/2^L
     const fr_t* z_inv;  // [MAX_LOG + 1]: 1/(g^(2^L) - 1)
 };
 
-constexpr uint32_t PASS_SMEM_MAX = fr_t::N * 4u << BLOCK_LOG_MAX;
+constexpr uint32_t PASS_SMEM_MAX = fr_t::N * 4u << BLOCK_LOG;
 
 domain_t build_domain() {
     const size_t consts = 2 * (MAX_LOG + 1) + 1;
-    const size_t mid = size_t(1) << MID_BITS;
-    const size_t total = 8 * size_t(TABLE_LEN) + 2 * mid + consts;
+    const size_t total = 8 * size_t(TABLE_LEN) + consts;
     fr_t* mem = nullptr;
     // device-wide-ok: the tables are built once per device, when its locks are created
     CUZK_CUDA_CHECK(cudaMalloc(&mem, total * sizeof(fr_t)));
@@ -57,31 +53,26 @@ domain_t build_domain() {
     fr_t* n_inv = mem + 8 * size_t(TABLE_LEN);
     fr_t* z_inv = n_inv + MAX_LOG + 1;
     fr_t* g_inv = z_inv + MAX_LOG + 1;
-    fr_t* mids = g_inv + 1;
 
     stream_t s;
     domain_consts_kernel<<<1, 32, 0, s>>>(n_inv, z_inv, g_inv);
     CUZK_LAUNCH_CHECK();
     power_tables_kernel<<<TABLE_LEN / 128, 128, 0, s>>>(tables, g_inv);
     CUZK_LAUNCH_CHECK();
-    for (int i = 0; i < 2; i++) {
-        const fr_t* hi = tables + (2 * i) * size_t(TABLE_LEN);
-        mid_table_kernel<<<unsigned(mid / 256), 256, 0, s>>>(mids + i * mid, hi, hi + TABLE_LEN);
-        CUZK_LAUNCH_CHECK();
-    }
     s.sync();
 
-    for (const void* kernel : {(const void*)pass_kernel<false, 3, 10>, (const void*)pass_kernel<true, 3, 10>,
-                               (const void*)pass_kernel<false, 3, 11>, (const void*)pass_kernel<true, 3, 11>,
-                               (const void*)pass_kernel<false, 2, 11>, (const void*)pass_kernel<true, 2, 11>})
-        CUZK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, PASS_SMEM_MAX));
+    CUZK_CUDA_CHECK(cudaFuncSetAttribute(pass_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         PASS_SMEM_MAX));
+    CUZK_CUDA_CHECK(cudaFuncSetAttribute(pass_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         PASS_SMEM_MAX));
 
     domain_t d;
     for (int i = 0; i < 4; i++) {
         const fr_t* hi = tables + (2 * i) * size_t(TABLE_LEN);
         const fr_t* lo = tables + (2 * i + 1) * size_t(TABLE_LEN);
         if (i < 2) {
-            d.w[i] = twiddles_t<fr_t>{hi, lo, mids + i * mid};
+            d.w_hi[i] = hi;
+            d.w_lo[i] = lo;
         } else {
             d.g_hi[i - 2] = hi;
             d.g_lo[i - 2] = lo;
@@ -103,60 +94,64 @@ const domain_t& domain() {
     return *per_device[dev];
 }
 
-// The pass kernel's shape (layout.cuh's PASS_SHAPES): the first, unless CUZK_NTT_PASS names
-// another; a switch for the benchmarks that decide between them, read once. A name that is
-// not a shape is an error (at device setup, through warm_up), not the default.
-const pass_shape_t& pass_shape() {
-    static const pass_shape_t& shape = []() -> const pass_shape_t& {
-        const char* v = std::getenv("CUZK_NTT_PASS");
-        if (v == nullptr || *v == 0) return PASS_SHAPES[0];
-        std::string names;
-        for (const pass_shape_t& s : PASS_SHAPES) {
-            if (std::string(v) == s.name) return s;
-            names += names.empty() ? s.name : std::string(", ") + s.name;
-        }
-        throw invalid_argument(std::string("CUZK_NTT_PASS=") + v + " is not an NTT pass shape (" + names + ")");
-    }();
-    return shape;
+// Pass sizes, top bits first: at most 11 bits for the last pass (a block's 2^11 elements),
+// at most 9 for the others so that a block holds at least 4 adjacent groups (128-byte runs).
+std::vector<uint32_t> split(uint32_t L) {
+    if (L <= BLOCK_LOG) return {L};
+    uint32_t passes = 1 + (L - BLOCK_LOG + 8) / 9;
+    uint32_t kn = std::min(9u, L / passes);
+    std::vector<uint32_t> ks(passes - 1, kn);
+    ks.push_back(L - (passes - 1) * kn);
+    return ks;
+}
+
+pass_t make_pass(uint32_t L, uint32_t k, uint32_t m) {
+    pass_t p;
+    p.L = L;
+    p.k = k;
+    p.m = m;
+    p.log_g = L <= BLOCK_LOG ? 0 : BLOCK_LOG - k;
+    p.log_r = std::min(m, p.log_g);
+    return p;
 }
 
 template <bool DIT>
-void launch_pass(fr_t* x, const fr_t* b, const fr_t* c, const pass_t& p, const twiddles_t<fr_t>& tw,
-                 const scale_t<fr_t>& pre, const scale_t<fr_t>& post, cudaStream_t stream) {
-    const uint32_t blocks = 1u << (p.L - block_log(p));
-    const size_t smem = size_t(fr_t::N) * 4 << block_log(p);
-    const uint32_t threads = block_threads(p);
-    const pass_shape_t& shape = pass_shape();
-    if (shape.reg_log == 3 && shape.block_log == 10)
-        pass_kernel<DIT, 3, 10><<<blocks, threads, smem, stream>>>(x, b, c, p, tw, pre, post);
-    else if (shape.reg_log == 3 && shape.block_log == 11)
-        pass_kernel<DIT, 3, 11><<<blocks, threads, smem, stream>>>(x, b, c, p, tw, pre, post);
-    else if (shape.reg_log == 2 && shape.block_log == 11)
-        pass_kernel<DIT, 2, 11><<<blocks, threads, smem, stream>>>(x, b, c, p, tw, pre, post);
-    else
-        throw std::logic_error(std::string("NTT pass shape ") + shape.name + " has no kernel instance");
+void launch_pass(fr_t* x, const fr_t* b, const fr_t* c, const pass_t& p, const fr_t* tw_hi, const fr_t* tw_lo,
+                 const scale_t& pre, const scale_t& post, cudaStream_t stream) {
+    const uint32_t E = 1u << (p.k + p.log_g);
+    const uint32_t threads = std::min(PASS_THREADS, E / 2);
+    const uint32_t blocks = 1u << (p.L - p.k - p.log_g);
+    const size_t smem = size_t(fr_t::N) * 4 * E;
+    pass_kernel<DIT><<<blocks, threads, smem, stream>>>(x, b, c, p, tw_hi, tw_lo, pre, post);
     CUZK_LAUNCH_CHECK();
 }
 
 // The forward family: natural order in, bit-reversed out. `pre` and the a*b - c combination
 // apply on the first pass's loads, `post` on the last pass's stores.
-void dif(const domain_t& d, fr_t* x, uint32_t L, int root, const scale_t<fr_t>& pre, const scale_t<fr_t>& post,
+void dif(const domain_t& d, fr_t* x, uint32_t L, int root, const scale_t& pre, const scale_t& post,
          const fr_t* b, const fr_t* c, cudaStream_t stream) {
-    const std::vector<pass_t> passes = plan_passes(L, false, pass_shape());
-    for (size_t i = 0; i < passes.size(); i++) {
-        bool first = i == 0, last = i + 1 == passes.size();
-        launch_pass<false>(x, first ? b : nullptr, first ? c : nullptr, passes[i], d.w[root],
-                           first ? pre : scale_t<fr_t>{}, last ? post : scale_t<fr_t>{}, stream);
+    std::vector<uint32_t> ks = split(L);
+    uint32_t m = L;
+    for (size_t i = 0; i < ks.size(); i++) {
+        m -= ks[i];
+        bool first = i == 0, last = i + 1 == ks.size();
+        launch_pass<false>(x, first ? b : nullptr, first ? c : nullptr, make_pass(L, ks[i], m), d.w_hi[root],
+                           d.w_lo[root], first ? pre : scale_t{}, last ? post : scale_t{}, stream);
     }
 }
 
 // The reverse family: bit-reversed order in, natural out.
 void dit(const domain_t& d, fr_t* x, uint32_t L, int root, cudaStream_t stream) {
-    for (const pass_t& p : plan_passes(L, true, pass_shape()))
-        launch_pass<true>(x, nullptr, nullptr, p, d.w[root], scale_t<fr_t>{}, scale_t<fr_t>{}, stream);
+    std::vector<uint32_t> ks = split(L);
+    uint32_t m = 0;
+    for (size_t i = ks.size(); i-- > 0;) {
+        launch_pass<true>(x, nullptr, nullptr, make_pass(L, ks[i], m), d.w_hi[root], d.w_lo[root], scale_t{},
+                          scale_t{}, stream);
+        m += ks[i];
+    }
 }
 
-void bit_reverse(fr_t* x, uint32_t L, const scale_t<fr_t>& post, cudaStream_t stream) {
+void bit_reverse(fr_t* x, uint32_t L, const scale_t& post, cudaStream_t stream) {
     uint32_t B = std::min(BITREV_TILE_LOG, L / 2);
     uint32_t blocks = 1u << (L - 2 * B);
     uint32_t threads = std::min(256u, 1u << (2 * B));
@@ -175,8 +170,8 @@ dev_ptr_t<fr_t> scaled_powers(const domain_t& d, int inv, uint32_t L, const fr_t
     return t;
 }
 
-scale_t<fr_t> powers(const fr_t* hi, const fr_t* lo, bool by_bitrev) {
-    scale_t<fr_t> s;
+scale_t powers(const fr_t* hi, const fr_t* lo, bool by_bitrev) {
+    scale_t s;
     s.mode = SCALE_POWERS;
     s.hi = hi;
     s.lo = lo;
@@ -186,10 +181,7 @@ scale_t<fr_t> powers(const fr_t* hi, const fr_t* lo, bool by_bitrev) {
 
 }  // namespace
 
-void warm_up() {
-    (void)pass_shape();
-    (void)domain();
-}
+void warm_up() { (void)domain(); }
 
 void check_args(uint32_t log_n, int kind) {
     CUZK_REQUIRE(log_n >= 1 && log_n <= MAX_LOG, "NTT size must be 2^1 .. 2^28");
@@ -200,23 +192,23 @@ void transform(fr_t* x, uint32_t L, kind_t kind, cudaStream_t stream) {
     const domain_t& d = domain();
     switch (kind) {
         case kind_t::forward:
-            dif(d, x, L, 0, scale_t<fr_t>{}, scale_t<fr_t>{}, nullptr, nullptr, stream);
-            bit_reverse(x, L, scale_t<fr_t>{}, stream);
+            dif(d, x, L, 0, scale_t{}, scale_t{}, nullptr, nullptr, stream);
+            bit_reverse(x, L, scale_t{}, stream);
             break;
         case kind_t::inverse: {
-            dif(d, x, L, 1, scale_t<fr_t>{}, scale_t<fr_t>{}, nullptr, nullptr, stream);
-            scale_t<fr_t> s;
+            dif(d, x, L, 1, scale_t{}, scale_t{}, nullptr, nullptr, stream);
+            scale_t s;
             s.mode = SCALE_CONST;
             s.c = d.n_inv + L;
             bit_reverse(x, L, s, stream);
             break;
         }
         case kind_t::coset_forward:
-            dif(d, x, L, 0, powers(d.g_hi[0], d.g_lo[0], false), scale_t<fr_t>{}, nullptr, nullptr, stream);
-            bit_reverse(x, L, scale_t<fr_t>{}, stream);
+            dif(d, x, L, 0, powers(d.g_hi[0], d.g_lo[0], false), scale_t{}, nullptr, nullptr, stream);
+            bit_reverse(x, L, scale_t{}, stream);
             break;
         case kind_t::coset_inverse: {
-            dif(d, x, L, 1, scale_t<fr_t>{}, scale_t<fr_t>{}, nullptr, nullptr, stream);
+            dif(d, x, L, 1, scale_t{}, scale_t{}, nullptr, nullptr, stream);
             dev_ptr_t<fr_t> hi = scaled_powers(d, 1, L, d.n_inv + L, nullptr, stream);
             bit_reverse(x, L, powers(hi.get(), d.g_lo[1], false), stream);
             break;
@@ -228,7 +220,7 @@ void h_to_coset(fr_t* x, uint32_t L, cudaStream_t stream) {
     const domain_t& d = domain();
     // Evaluations -> coefficients (bit-reversed, times g^i / n) -> coset evaluations.
     dev_ptr_t<fr_t> to_coset = scaled_powers(d, 0, L, d.n_inv + L, nullptr, stream);
-    dif(d, x, L, 1, scale_t<fr_t>{}, powers(to_coset.get(), d.g_lo[0], true), nullptr, nullptr, stream);
+    dif(d, x, L, 1, scale_t{}, powers(to_coset.get(), d.g_lo[0], true), nullptr, nullptr, stream);
     dit(d, x, L, 0, stream);
 }
 
@@ -236,7 +228,7 @@ void h_finish(fr_t* a, const fr_t* b, const fr_t* c, uint32_t L, cudaStream_t st
     const domain_t& d = domain();
     // (a*b - c) on the coset -> coefficients, times g^-i / (n (g^n - 1)).
     dev_ptr_t<fr_t> from_coset = scaled_powers(d, 1, L, d.n_inv + L, d.z_inv + L, stream);
-    dif(d, a, L, 1, scale_t<fr_t>{}, scale_t<fr_t>{}, b, c, stream);
+    dif(d, a, L, 1, scale_t{}, scale_t{}, b, c, stream);
     bit_reverse(a, L, powers(from_coset.get(), d.g_lo[1], false), stream);
 }
 
