@@ -22,7 +22,7 @@
 #include <random>
 #include <vector>
 
-#include "best_of.cuh"
+#include "timing.cuh"
 #include "ec/g1.cuh"
 
 using namespace cuzk;

@@ -3,7 +3,7 @@
 #include <cuda_runtime.h>
 #include "ec/g1.cuh"
 #include "ec/g2.cuh"
-#include "best_of.cuh"
+#include "timing.cuh"
 using namespace cuzk;
 namespace {
 // Thread t adds points idx[t * per ...] into one XYZZ accumulator (the MSM's bucket sums).

@@ -2,18 +2,14 @@
 # Builds `nttexp` (main.cu) against the NTT of a source tree, for sm_90.
 #   tools/ntt-experiment/build.sh SRC_ROOT OUT [NVCC FLAGS...]
 # SRC_ROOT holds cuda/src and cuda/include (this checkout, or an older commit's, from
-# `git archive`); extra flags (-D...) select a kernel variant. nvcc: $NVCC, else the pinned
-# toolchain of `cargo xtask cuda-toolchain`, else the one on PATH (the GPU machine's).
+# `git archive`); extra flags (-D...) select a kernel variant. nvcc: tools/common/nvcc.sh.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 [ $# -ge 2 ] || { echo "usage: build.sh SRC_ROOT OUT [NVCC FLAGS...]" >&2; exit 2; }
 src=$1 out=$2
 shift 2
-nvcc=${NVCC:-$(ls "$root"/.cache/cuda-toolchain/venv/lib/python3*/site-packages/nvidia/cu13/bin/nvcc 2>/dev/null || command -v nvcc)}
-lib=$(dirname "$(dirname "$nvcc")")/lib
-libs=()
-[ -d "$lib" ] && libs=(-L"$lib")
-"$nvcc" -std=c++17 -O3 --expt-relaxed-constexpr -arch=sm_90 -I"$src/cuda/src" -I"$src/cuda/include" "$@" \
-  "$here/main.cu" "$src/cuda/src/ntt/ntt.cu" "$src/cuda/src/util/error.cu" "${libs[@]}" -o "$out"
+. "$root/tools/common/nvcc.sh"
+"$nvcc" -std=c++17 -O3 --expt-relaxed-constexpr -arch=sm_90 -I"$src/cuda/src" -I"$src/cuda/include" -I"$root/tools/common" "$@" \
+  "$here/main.cu" "$src/cuda/src/ntt/ntt.cu" "$src/cuda/src/util/error.cu" "${nvcc_libs[@]}" -o "$out"
 echo "built $out"

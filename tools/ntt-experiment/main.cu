@@ -5,13 +5,15 @@
 // of a correct kernel prints the same hash.
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
+#include <exception>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "cuzk/ntt.h"
+#include "timing.cuh"
 #include "util/error.cuh"
 
 namespace {
@@ -36,38 +38,15 @@ void fill(cuzk_fr_t* x, uint32_t L, uint32_t seed) {
     CUZK_LAUNCH_CHECK();
 }
 
+// A library error as an exception, its message copied and freed.
 void check(cuzk_error_t e, const char* what) {
-    if (e.code != 0) {
-        std::fprintf(stderr, "%s failed: %s\n", what, e.message);
-        std::exit(1);
-    }
+    if (e.code == 0) return;
+    std::string message = std::string(what) + " failed: " + (e.message ? e.message : "(no message)");
+    cuzk_error_free(e.message);
+    throw std::runtime_error(message);
 }
 
-template <class F>
-float median_ms(F run) {
-    cudaEvent_t a, b;
-    CUZK_CUDA_CHECK(cudaEventCreate(&a));
-    CUZK_CUDA_CHECK(cudaEventCreate(&b));
-    std::vector<float> t;
-    for (int rep = 0; rep < 9; rep++) {
-        CUZK_CUDA_CHECK(cudaEventRecord(a));
-        run();
-        CUZK_CUDA_CHECK(cudaEventRecord(b));
-        CUZK_CUDA_CHECK(cudaEventSynchronize(b));
-        float ms;
-        CUZK_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
-        if (rep >= 2) t.push_back(ms);
-    }
-    CUZK_CUDA_CHECK(cudaEventDestroy(a));
-    CUZK_CUDA_CHECK(cudaEventDestroy(b));
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
-
-}  // namespace
-
-int main(int argc, char** argv) {
-    const char* name = argc > 1 ? argv[1] : "?";
+int run(const char* name) {
     cuzk_fr_t *a, *b, *c;
     const size_t max = size_t(1) << 27;
     CUZK_CUDA_CHECK(cudaMalloc(&a, max * sizeof(cuzk_fr_t)));
@@ -93,10 +72,21 @@ int main(int argc, char** argv) {
     for (int s = 0; s < 2; s++) {
         const uint32_t L = sizes[s];
         fill(a, L, 2);
-        fwd[s] = median_ms([&] { check(cuzk_ntt_device(a, L, CUZK_NTT_FORWARD, nullptr), "forward"); });
-        h[s] = median_ms([&] { check(cuzk_ntt_h_device(a, b, c, L, nullptr), "h"); });
+        fwd[s] = median_of([&] { check(cuzk_ntt_device(a, L, CUZK_NTT_FORWARD, nullptr), "forward"); });
+        h[s] = median_of([&] { check(cuzk_ntt_h_device(a, b, c, L, nullptr), "h"); });
     }
     std::printf("%-14s %9.3f %9.3f %9.3f %9.3f  %016llx %s\n", name, fwd[0], h[0], fwd[1], h[1],
                 (unsigned long long)hash, round_trip ? "round-trip" : "ROUND-TRIP FAILED");
     return round_trip ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc > 1 ? argv[1] : "?");
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "nttexp: %s\n", e.what());
+        return 1;
+    }
 }
