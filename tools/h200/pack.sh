@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the GPU tests and benchmarks (cargo xtask gpu-bundle) and cuzk with cuda, for sm_90,
-# and packs the binaries the queue runs (with tools/affine-experiment's affexp, and the
-# supraseal peer when built) into devrun/b.tar.xz, under the device tool's 64 MiB.
+# and packs the binaries the queue runs (with tools/affine-experiment's affexp,
+# tools/fp64-experiment's fp64exp, and the supraseal peer when built) into devrun/b.tar.xz,
+# under the device tool's 64 MiB.
 # BEFORE=ARCHIVE adds that earlier archive's bench_ntt as bench/bench_ntt_before, for the
 # queue's before-and-after step (ntt-ab).
 set -euo pipefail
@@ -16,6 +17,7 @@ for t in groth16 device_matrices engine msm msm_g2 field g1 ntt fixed_base; do c
 for b in bench_msm bench_ntt bench_groth16 make_params; do cp gpu-bundle/bench/$b "$stage/b2/bench/"; done
 cp target/release/cuzk "$stage/b2/"
 tools/affine-experiment/build.sh "$stage/b2/affexp"
+tools/fp64-experiment/build.sh "$stage/b2/fp64exp"
 # As gpu-bundle does for its binaries: no debug information, no relocatable device code.
 strip --strip-debug -R __nv_relfatbin "$stage/b2/cuzk"
 if [ -f target/peer/supraseal-peer.xz ]; then xz -dc target/peer/supraseal-peer.xz >"$stage/b2/supraseal-peer"; chmod +x "$stage/b2/supraseal-peer"; fi
