@@ -1,8 +1,9 @@
-// Montgomery products over the BLS12-381 base field on the FP64 pipe: eight limbs of 52 bits
-// held as doubles, each 52x52-bit limb product split exactly into a high and a low part by two
+// Montgomery products over the BLS12-381 fields on the FP64 pipe: limbs of 52 bits held as
+// doubles (eight for Fp, five for Fr), each 52x52-bit limb product split exactly into a high and a low part by two
 // fused multiply-adds, the parts summed as integers. An experiment (issue 23: does splitting
 // the field products between the integer and the FP64 pipes pay on Hopper?), not library
-// code: the library's fp_t uses 32-bit limbs and R = 2^384; here R = 2^416.
+// code: the library's fp_t and fr_t use 32-bit limbs and R = 2^384 and 2^256; here R = 2^(52 N):
+// 2^416 for Fp, 2^260 for Fr.
 //
 // The split. For integers 0 <= a, b < 2^52 (exact in a double):
 //     hi = fma_rd(a, b, 2^104)           = 2^104 + H 2^52,  H = floor(ab / 2^52) < 2^52
@@ -15,11 +16,12 @@
 // offsets are taken off once per column (sums wrap modulo 2^64; the true column sums are far
 // below 2^63). Three FP64 operations a limb product: two fma and one subtraction.
 //
-// The product (separated operand scanning): the 64 limb products of a*b into 16 integer
-// columns, then eight reduction rounds, each m = col_i * p' mod 2^52 (one more split) and the
-// eight limb products of m*p, then col_i's carry into col_(i+1). R = 2^416 is far above
-// 4p, so inputs below 2p give an output below 2p with no final subtraction; only the carries
-// of the top eight columns are propagated, so that each output limb is below 2^52 again.
+// The product (separated operand scanning): the N^2 limb products of a*b into 2N integer
+// columns, then N reduction rounds, each m = col_i * p' mod 2^52 (one more split) and the N
+// limb products of m*p, then col_i's carry into col_(i+1). R is above 4p for both fields
+// (2^416 against 2^383, 2^260 against 2^257), so inputs below 2p give an output below 2p with
+// no final subtraction; only the carries of the top N columns are propagated, so that each
+// output limb is below 2^52 again.
 #pragma once
 
 #include <cstdint>
@@ -34,23 +36,39 @@
 
 namespace fp52 {
 
-constexpr int N = 8;
 constexpr uint64_t MASK = (uint64_t(1) << 52) - 1;
-// p in radix 2^52, little-endian, and p' = -p^-1 mod 2^52.
-// (A function, not an array: device code can read a constexpr scalar but not an array.)
-FP52_HD constexpr uint64_t p_limb(int j) {
-    switch (j) {
-        case 0: return 0xeffffffffaaabull;
-        case 1: return 0xfeb153ffffb9full;
-        case 2: return 0x6b0f6241eabffull;
-        case 3: return 0x12bf6730d2a0full;
-        case 4: return 0x764774b84f385ull;
-        case 5: return 0x1ba7b6434bacdull;
-        case 6: return 0x1ea397fe69a4bull;
-        default: return 0x1a011ull;
+
+// The moduli in radix 2^52, little-endian, with p' = -p^-1 mod 2^52. (Limbs come from a
+// function, not an array: device code can read a constexpr scalar but not an array.)
+struct fp_params_t {
+    static constexpr int N = 8;
+    static constexpr uint64_t P_INV = 0x3fffcfffcfffdull;
+    FP52_HD static constexpr uint64_t p_limb(int j) {
+        switch (j) {
+            case 0: return 0xeffffffffaaabull;
+            case 1: return 0xfeb153ffffb9full;
+            case 2: return 0x6b0f6241eabffull;
+            case 3: return 0x12bf6730d2a0full;
+            case 4: return 0x764774b84f385ull;
+            case 5: return 0x1ba7b6434bacdull;
+            case 6: return 0x1ea397fe69a4bull;
+            default: return 0x1a011ull;
+        }
     }
-}
-constexpr uint64_t P_INV = 0x3fffcfffcfffdull;
+};
+struct fr_params_t {
+    static constexpr int N = 5;
+    static constexpr uint64_t P_INV = 0xffffeffffffffull;
+    FP52_HD static constexpr uint64_t p_limb(int j) {
+        switch (j) {
+            case 0: return 0xfffff00000001ull;
+            case 1: return 0x2fffe5bfefffull;
+            case 2: return 0x9a1d80553bda4ull;
+            case 3: return 0x7d483339d8080ull;
+            default: return 0x73eda753299dull;
+        }
+    }
+};
 
 constexpr double TWO104 = 0x1p104;
 constexpr double TWO104_PLUS_TWO52 = 0x1.0000000000001p104;  // 2^104 + 2^52, exact (ulp 2^52)
@@ -58,8 +76,10 @@ constexpr double TWO52 = 0x1p52;
 constexpr uint64_t TWO104_BITS = 0x4670000000000000ull;
 constexpr uint64_t TWO52_BITS = 0x4330000000000000ull;
 
-// An element: limbs below 2^52 (exact doubles), value below 2p, times 2^416 (Montgomery).
+// An element: limbs below 2^52 (exact doubles), value below 2p, times R (Montgomery).
+template <class P>
 struct fe_t {
+    static constexpr int N = P::N;
     double l[N];
 };
 
@@ -121,9 +141,11 @@ FP52_HD void mac(double a, double b, uint64_t& lo_col, uint64_t& hi_col, uint64_
     lo_off += TWO52_BITS;
 }
 
-// a * b / 2^416 mod p, for a, b below 2p; the result below 2p. The offsets are counted in
+// a * b / R mod p, for a, b below 2p; the result below 2p. The offsets are counted in
 // arrays that the compiler folds to constants once the loops are unrolled.
-FP52_HD fe_t mul(const fe_t& a, const fe_t& b) {
+template <class P>
+FP52_HD fe_t<P> mul(const fe_t<P>& a, const fe_t<P>& b) {
+    constexpr int N = P::N;
     uint64_t col[2 * N] = {};
     uint64_t off[2 * N] = {};
 #if defined(__CUDA_ARCH__)
@@ -141,22 +163,23 @@ FP52_HD fe_t mul(const fe_t& a, const fe_t& b) {
     for (int i = 0; i < N; i++) {
         // m = col_i p' mod 2^52: the low part of one more split.
         uint64_t m_lo = 0, m_hi = 0, m_lo_off = 0, m_hi_off = 0;
-        mac(limb_to_double((col[i] - off[i]) & MASK), double(P_INV), m_lo, m_hi, m_lo_off, m_hi_off);
+        mac(limb_to_double((col[i] - off[i]) & MASK), double(P::P_INV), m_lo, m_hi, m_lo_off, m_hi_off);
         const double md = limb_to_double(m_lo - m_lo_off);
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
-        for (int j = 0; j < N; j++) mac(md, double(p_limb(j)), col[i + j], col[i + j + 1], off[i + j], off[i + j + 1]);
+        for (int j = 0; j < N; j++) mac(md, double(P::p_limb(j)), col[i + j], col[i + j + 1], off[i + j], off[i + j + 1]);
         col[i + 1] += (col[i] - off[i]) >> 52;  // col_i is now a multiple of 2^52
     }
-    fe_t r;
+    fe_t<P> r;
     int64_t carry = 0;
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
     for (int k = 0; k < N; k++) {
         const int64_t t = int64_t(col[N + k] - off[N + k]) + carry;
-        // The top limb keeps what is left: the value is below 2p < 2^382, so below 2^18.
+        // The top limb keeps what is left: the value is below 2p, so below 2^18 for Fp (2p <
+        // 2^382) and 2^48 for Fr (2r < 2^256).
         const uint64_t limb = k == N - 1 ? uint64_t(t) : uint64_t(t) & MASK;
         carry = t >> 52;
         r.l[k] = limb_to_double(limb);
