@@ -4,7 +4,9 @@
 // Each product c = mul(a, b) must satisfy c * R = a * b (mod p), R = 2^(52 N), with c below 2p
 // and its limbs below 2^52, for random a, b below 2p and the edge values (0, 1, p - 1, p,
 // 2p - 1, and a value of all ones below the top bit of p). The checker itself is checked: a
-// product with one bit flipped must be rejected.
+// product with one bit flipped must be rejected. Then fp52_ec.cuh's G1 additions: chains of
+// mixed additions of random curve points, a point added to itself, to its negation and to
+// infinity, each result against affine arithmetic on big integers.
 //
 //   c++ -std=c++17 -O2 -I tools/fp64-experiment tools/fp64-experiment/check.cpp -o fp52check
 //   ./fp52check [PRODUCTS]    (of each field; default 200000; exits 1 on the first failure)
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "fp52.cuh"
+#include "fp52_ec.cuh"
 
 namespace {
 
@@ -57,6 +60,23 @@ fp52::fe_t<P> to_fe(const big& v) {
         x.l[k] = double(limb);
     }
     return x;
+}
+
+fp52::g1_fi_t to_fe_int(const big& v) {
+    const fp52::fe_t<fp52::fp_params_t> d = to_fe<fp52::fp_params_t>(v);
+    fp52::g1_fi_t x;
+    for (int k = 0; k < fp52::fp_params_t::N; k++) x.l[k] = uint64_t(d.l[k]);
+    return x;
+}
+big from_fe_int(const fp52::g1_fi_t& x) {
+    big v(W + 1, 0);
+    for (int k = 0; k < fp52::fp_params_t::N; k++)
+        for (int b = 0; b < 64; b++)
+            if ((x.l[k] >> b) & 1) {
+                const int bit = 52 * k + b;
+                if (bit / 64 < W + 1) v[bit / 64] |= uint64_t(1) << (bit % 64);
+            }
+    return v;
 }
 
 int compare(const big& a, const big& b) {
@@ -201,11 +221,141 @@ void check_field(const char* name, int p_bits, long products) {
                 name, done, edges.size() * edges.size(), 52 * P::N);
 }
 
+
+
+// ---- G1 ----------------------------------------------------------------------------------
+
+struct g1_check_t {
+    checker_t<fp52::fp_params_t> f;
+    big mulmod(const big& a, const big& b) const { return mod_p(mul_big(a, b), f.p); }
+    big addmod(const big& a, const big& b) const { return mod_p(add(a, b), f.p); }
+    big submod(const big& a, const big& b) const {  // a, b below p
+        big t = add(a, f.p);
+        sub_in_place(t, b);
+        return mod_p(t, f.p);
+    }
+    big powmod(big b, const big& e) const {
+        big r(W, 0);
+        r[0] = 1;
+        for (size_t bit = e.size() * 64; bit-- > 0;) {
+            r = mulmod(r, r);
+            if ((e[bit / 64] >> (bit % 64)) & 1) r = mulmod(r, b);
+        }
+        return r;
+    }
+    big p_minus(uint64_t k) const {
+        big e = f.p, kk(W, 0);
+        kk[0] = k;
+        sub_in_place(e, kk);
+        return e;
+    }
+    big inverse(const big& a) const { return powmod(a, p_minus(2)); }
+    bool equal(const big& a, const big& b) const { return compare(mod_p(a, f.p), mod_p(b, f.p)) == 0; }
+};
+
+// An affine point on big integers (plain, not Montgomery); inf when `inf`.
+struct ref_point_t {
+    big x, y;
+    bool inf = false;
+};
+
+int check_g1(long additions) {
+    const g1_check_t g;
+    std::mt19937_64 rng(20261206);
+    big four(W, 0), three(W, 0), two(W, 0);
+    four[0] = 4;
+    three[0] = 3;
+    two[0] = 2;
+    // (p + 1) / 4: p = 3 mod 4, so a square's root is its ((p + 1) / 4)-th power.
+    big sqrt_exp = add(g.f.p, big{1});
+    for (int i = 0; i < 2; i++) {
+        for (size_t k = 0; k + 1 < sqrt_exp.size(); k++) sqrt_exp[k] = (sqrt_exp[k] >> 1) | (sqrt_exp[k + 1] << 63);
+        sqrt_exp.back() >>= 1;
+    }
+    auto random_point = [&]() {
+        for (;;) {
+            big x(W, 0);
+            for (int i = 0; i < 6; i++) x[i] = rng();
+            x = mod_p(x, g.f.p);
+            const big rhs = g.addmod(g.mulmod(g.mulmod(x, x), x), four);
+            const big y = g.powmod(rhs, sqrt_exp);
+            if (g.equal(g.mulmod(y, y), rhs)) return ref_point_t{x, y};
+        }
+    };
+    auto to_affine52 = [&](const ref_point_t& p) {
+        if (p.inf) return fp52::affine52_t{};
+        return fp52::affine52_t{to_fe_int(g.mulmod(p.x, g.f.r)), to_fe_int(g.mulmod(p.y, g.f.r))};
+    };
+    auto ref_add = [&](const ref_point_t& a, const ref_point_t& b) {
+        if (a.inf) return b;
+        if (b.inf) return a;
+        big lambda;
+        if (g.equal(a.x, b.x)) {
+            if (!g.equal(a.y, b.y) || g.equal(a.y, big(W, 0))) return ref_point_t{{}, {}, true};
+            lambda = g.mulmod(g.mulmod(three, g.mulmod(a.x, a.x)), g.inverse(g.mulmod(two, a.y)));
+        } else {
+            lambda = g.mulmod(g.submod(b.y, a.y), g.inverse(g.submod(b.x, a.x)));
+        }
+        const big x3 = g.submod(g.submod(g.mulmod(lambda, lambda), a.x), b.x);
+        return ref_point_t{x3, g.submod(g.mulmod(lambda, g.submod(a.x, x3)), a.y)};
+    };
+    // The accumulator against the reference: X/ZZ and Y/ZZZ (Montgomery factors cancel).
+    long done = 0;
+    auto expect = [&](const char* what, const fp52::xyzz52_t& acc, const ref_point_t& want) {
+        bool ok;
+        if (want.inf) {
+            ok = acc.is_inf();
+        } else {
+            const big zz = mod_p(from_fe_int(acc.zz), g.f.p), zzz = mod_p(from_fe_int(acc.zzz), g.f.p);
+            ok = !acc.is_inf() && g.equal(g.mulmod(mod_p(from_fe_int(acc.x), g.f.p), g.inverse(zz)), want.x) &&
+                 g.equal(g.mulmod(mod_p(from_fe_int(acc.y), g.f.p), g.inverse(zzz)), want.y);
+            for (const fp52::g1_fi_t* c : {&acc.x, &acc.y, &acc.zz, &acc.zzz})
+                ok &= compare(from_fe_int(*c), g.f.two_p) < 0;
+        }
+        if (!ok) {
+            std::printf("FAIL G1 after %ld additions: %s\n", done, what);
+            std::exit(1);
+        }
+        done++;
+    };
+
+    const ref_point_t inf{{}, {}, true};
+    fp52::xyzz52_t acc = fp52::xyzz52_t::inf();
+    ref_point_t want = inf;
+    while (done < additions) {
+        const ref_point_t p = random_point();
+        acc = acc.add_affine(to_affine52(p));
+        want = ref_add(want, p);
+        expect("a chain of random points", acc, want);
+    }
+    const ref_point_t p = random_point();
+    const fp52::xyzz52_t single = fp52::xyzz52_t::inf().add_affine(to_affine52(p));
+    expect("infinity plus a point", single, p);
+    expect("a point plus itself", single.add_affine(to_affine52(p)), ref_add(p, p));
+    expect("a point plus its negation", single.add_affine(to_affine52({p.x, g.submod(big(W, 0), p.y)})), inf);
+    expect("a point plus infinity", single.add_affine(fp52::affine52_t{}), p);
+    expect("a sum plus a point equal to it", acc.add_affine(to_affine52(want)), ref_add(want, want));
+
+    // The checker must reject a wrong sum.
+    fp52::xyzz52_t wrong = single;
+    wrong.x.l[1] ^= 1;
+    const big zz = mod_p(from_fe_int(wrong.zz), g.f.p);
+    if (g.equal(g.mulmod(mod_p(from_fe_int(wrong.x), g.f.p), g.inverse(zz)), p.x)) {
+        std::printf("FAIL G1: the checker accepted a sum with a bit flipped\n");
+        std::exit(1);
+    }
+    std::printf("fp52 G1: %ld mixed additions (chains of random points, doubling, a point and its negation, "
+                "infinity) equal affine arithmetic on big integers, coordinates below 2p; a flipped bit is caught\n",
+                done);
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     const long products = argc > 1 ? std::atol(argv[1]) : 200000;
+    const long additions = argc > 2 ? std::atol(argv[2]) : 300;
     check_field<fp52::fp_params_t>("Fp", 381, products);
     check_field<fp52::fr_params_t>("Fr", 255, products);
-    return 0;
+    return check_g1(additions);
 }

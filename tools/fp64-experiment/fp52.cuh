@@ -141,10 +141,13 @@ FP52_HD void mac(double a, double b, uint64_t& lo_col, uint64_t& hi_col, uint64_
     lo_off += TWO52_BITS;
 }
 
-// a * b / R mod p, for a, b below 2p; the result below 2p. The offsets are counted in
-// arrays that the compiler folds to constants once the loops are unrolled.
+// a * b / R mod p into `out` (limbs below 2^52, the top one keeping what is left), for a, b
+// of limbs below 2^52 and values below 2p; the result below 2p. (Any inputs whose product is
+// below (R / p) p^2 give a result below 2p: about 2^35 p^2 for Fp, 2^5 r^2 for Fr.) The
+// offsets are counted in arrays that the compiler folds to constants once the loops are
+// unrolled.
 template <class P>
-FP52_HD fe_t<P> mul(const fe_t<P>& a, const fe_t<P>& b) {
+FP52_HD void mul_limbs(const double (&a)[P::N], const double (&b)[P::N], uint64_t (&out)[P::N]) {
     constexpr int N = P::N;
     uint64_t col[2 * N] = {};
     uint64_t off[2 * N] = {};
@@ -155,7 +158,7 @@ FP52_HD fe_t<P> mul(const fe_t<P>& a, const fe_t<P>& b) {
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
-        for (int j = 0; j < N; j++) mac(a.l[i], b.l[j], col[i + j], col[i + j + 1], off[i + j], off[i + j + 1]);
+        for (int j = 0; j < N; j++) mac(a[i], b[j], col[i + j], col[i + j + 1], off[i + j], off[i + j + 1]);
     }
 #if defined(__CUDA_ARCH__)
 #pragma unroll
@@ -171,7 +174,6 @@ FP52_HD fe_t<P> mul(const fe_t<P>& a, const fe_t<P>& b) {
         for (int j = 0; j < N; j++) mac(md, double(P::p_limb(j)), col[i + j], col[i + j + 1], off[i + j], off[i + j + 1]);
         col[i + 1] += (col[i] - off[i]) >> 52;  // col_i is now a multiple of 2^52
     }
-    fe_t<P> r;
     int64_t carry = 0;
 #if defined(__CUDA_ARCH__)
 #pragma unroll
@@ -180,10 +182,21 @@ FP52_HD fe_t<P> mul(const fe_t<P>& a, const fe_t<P>& b) {
         const int64_t t = int64_t(col[N + k] - off[N + k]) + carry;
         // The top limb keeps what is left: the value is below 2p, so below 2^18 for Fp (2p <
         // 2^382) and 2^48 for Fr (2r < 2^256).
-        const uint64_t limb = k == N - 1 ? uint64_t(t) : uint64_t(t) & MASK;
+        out[k] = k == N - 1 ? uint64_t(t) : uint64_t(t) & MASK;
         carry = t >> 52;
-        r.l[k] = limb_to_double(limb);
     }
+}
+
+// mul_limbs on elements held as doubles.
+template <class P>
+FP52_HD fe_t<P> mul(const fe_t<P>& a, const fe_t<P>& b) {
+    uint64_t out[P::N];
+    mul_limbs<P>(a.l, b.l, out);
+    fe_t<P> r;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int k = 0; k < P::N; k++) r.l[k] = limb_to_double(out[k]);
     return r;
 }
 

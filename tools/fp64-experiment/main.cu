@@ -1,11 +1,14 @@
 // tools/fp64-experiment: Fp and Fr product throughput on the integer pipe (the library's fp_t
 // and fr_t, 32-bit limbs), on the FP64 pipe (fp52.cuh, 52-bit limbs), and both at once in each
-// thread, to see whether the two pipes add up (issue 23). See README.md.
+// thread, to see whether the two pipes add up (issue 23); then the same for G1 mixed additions
+// in XYZZ coordinates, the bucket sums' step (the library's ec_xyzz_t over fp_t against
+// fp52_ec.cuh). See README.md.
 //
 // Every thread runs two independent chains of products (x <- x * y), so that one chain's
 // latency hides behind the other's; the mixed kernel runs one chain of each kind. Results:
 // the FP64 chains of the first threads are recomputed on the host (std::fma gives the GPU's
 // bits) and must be equal; the mixed kernel's chains must equal the single-kind kernels'.
+// The additions are checked the same way.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -15,8 +18,10 @@
 #include <random>
 #include <vector>
 
+#include "ec/xyzz.cuh"
 #include "ff/bls12_381.cuh"
 #include "fp52.cuh"
+#include "fp52_ec.cuh"
 #include "timing.cuh"
 #include "util/error.cuh"
 
@@ -67,6 +72,43 @@ __global__ void __launch_bounds__(BLOCK) mixed_chains(chains_t<F>* int_io, chain
     }
     int_io[t].x0 = a;
     fp52_io[t].x0 = b;
+}
+
+// ---- G1 mixed additions: each thread adds ADDS_PER points, picked by idx, into its
+// accumulator. The points are random field elements (the arithmetic costs what curve points
+// cost; no sum meets a doubling or infinity), as tools/mont-experiment does.
+constexpr int ADDS_PER = 64;
+using int_affine_t = cuzk::ec_affine_t<cuzk::fp_t>;
+using int_xyzz_t = cuzk::ec_xyzz_t<cuzk::fp_t>;
+
+__global__ void __launch_bounds__(BLOCK) int_adds(const int_affine_t* pts, const uint32_t* idx, int_xyzz_t* out) {
+    const size_t t = blockIdx.x * size_t(BLOCK) + threadIdx.x;
+    int_xyzz_t acc = int_xyzz_t::inf();
+    for (int s = 0; s < ADDS_PER; s++) acc = acc.add_affine(pts[idx[t * ADDS_PER + s]]);
+    out[t] = acc;
+}
+
+__global__ void __launch_bounds__(BLOCK) fp52_adds(const fp52::affine52_t* pts, const uint32_t* idx,
+                                                   fp52::xyzz52_t* out) {
+    const size_t t = blockIdx.x * size_t(BLOCK) + threadIdx.x;
+    fp52::xyzz52_t acc = fp52::xyzz52_t::inf();
+    for (int s = 0; s < ADDS_PER; s++) acc = acc.add_affine(pts[idx[t * ADDS_PER + s]]);
+    out[t] = acc;
+}
+
+// One accumulator of each kind, the same indices into each kind's points.
+__global__ void __launch_bounds__(BLOCK) mixed_adds(const int_affine_t* int_pts, const fp52::affine52_t* fp52_pts,
+                                                    const uint32_t* idx, int_xyzz_t* int_out, fp52::xyzz52_t* fp52_out) {
+    const size_t t = blockIdx.x * size_t(BLOCK) + threadIdx.x;
+    int_xyzz_t a = int_xyzz_t::inf();
+    fp52::xyzz52_t b = fp52::xyzz52_t::inf();
+    for (int s = 0; s < ADDS_PER; s++) {
+        const uint32_t i = idx[t * ADDS_PER + s];
+        a = a.add_affine(int_pts[i]);
+        b = b.add_affine(fp52_pts[i]);
+    }
+    int_out[t] = a;
+    fp52_out[t] = b;
 }
 
 // Device memory holding a host vector twice: `p`, the kernels' working copy, and `pristine`,
@@ -190,12 +232,75 @@ int run_field(const char* name, int top_bits, int blocks, int steps) {
     return bad + mixed_bad;
 }
 
+// The additions of 2^20 accumulators, 64 each, from 2^22 points. Returns the mismatches.
+int run_additions() {
+    const size_t threads = size_t(1) << 20, points = size_t(1) << 22;
+    const unsigned blocks = unsigned(threads / BLOCK);
+    std::mt19937_64 rng(20261207);
+    std::vector<int_affine_t> int_pts(points);
+    std::vector<fp52::affine52_t> fp52_pts(points);
+    for (auto& p : int_pts) p = {random_int<cuzk::fp_t>(rng), random_int<cuzk::fp_t>(rng)};
+    for (auto& p : fp52_pts) {
+        for (fp52::g1_fi_t* c : {&p.x, &p.y}) {
+            for (int k = 0; k < fp52::fp_params_t::N; k++) c->l[k] = rng() & fp52::MASK;
+            c->l[fp52::fp_params_t::N - 1] &= 0xffff;  // below 2^380 < p
+        }
+    }
+    std::vector<uint32_t> idx(threads * ADDS_PER);
+    for (auto& i : idx) i = uint32_t(rng() % points);
+
+    std::printf("== G1 mixed additions (XYZZ)\n");
+    for (auto [kernel, fn] : {std::pair{"int_adds", (const void*)int_adds}, std::pair{"fp52_adds", (const void*)fp52_adds},
+                              std::pair{"mixed_adds", (const void*)mixed_adds}}) {
+        cudaFuncAttributes attr;
+        CUZK_CUDA_CHECK(cudaFuncGetAttributes(&attr, fn));
+        std::printf("%-13s %3d registers, %zu bytes local\n", kernel, attr.numRegs, attr.localSizeBytes);
+    }
+    device_array_t<int_affine_t> d_int_pts(int_pts);
+    device_array_t<fp52::affine52_t> d_fp52_pts(fp52_pts);
+    device_array_t<uint32_t> d_idx(idx);
+    device_array_t<int_xyzz_t> d_int_out{std::vector<int_xyzz_t>(threads)};
+    device_array_t<fp52::xyzz52_t> d_fp52_out{std::vector<fp52::xyzz52_t>(threads)};
+
+    const float int_ms = best_of([&] { int_adds<<<blocks, BLOCK>>>(d_int_pts.p, d_idx.p, d_int_out.p); });
+    const std::vector<int_xyzz_t> int_out = d_int_out.read();
+    const float fp52_ms = best_of([&] { fp52_adds<<<blocks, BLOCK>>>(d_fp52_pts.p, d_idx.p, d_fp52_out.p); });
+    const std::vector<fp52::xyzz52_t> fp52_out = d_fp52_out.read();
+    const float mixed_ms = best_of([&] {
+        mixed_adds<<<blocks, BLOCK>>>(d_int_pts.p, d_fp52_pts.p, d_idx.p, d_int_out.p, d_fp52_out.p);
+    });
+    const std::vector<int_xyzz_t> mixed_int = d_int_out.read();
+    const std::vector<fp52::xyzz52_t> mixed_fp52 = d_fp52_out.read();
+
+    int bad = 0;
+    for (size_t t = 0; t < 64; t++) {
+        fp52::xyzz52_t acc = fp52::xyzz52_t::inf();
+        for (int s = 0; s < ADDS_PER; s++) acc = acc.add_affine(fp52_pts[idx[t * ADDS_PER + s]]);
+        bad += !same_bytes(&acc, &fp52_out[t], sizeof acc);
+    }
+    int mixed_bad = 0;
+    for (size_t t = 0; t < threads; t++)
+        mixed_bad += !same_bytes(&mixed_int[t], &int_out[t], sizeof(int_xyzz_t)) ||
+                     !same_bytes(&mixed_fp52[t], &fp52_out[t], sizeof(fp52::xyzz52_t));
+
+    const double adds = double(threads) * ADDS_PER;
+    std::printf("%zu accumulators x %d additions from %zu points\n", threads, ADDS_PER, points);
+    std::printf("%-30s %9s %12s\n", "kernel", "ms", "G adds/s");
+    std::printf("%-30s %9.3f %12.3f\n", "int (ec_xyzz_t<fp_t>)", int_ms, adds / int_ms / 1e6);
+    std::printf("%-30s %9.3f %12.3f\n", "fp52 (xyzz52_t)", fp52_ms, adds / fp52_ms / 1e6);
+    std::printf("%-30s %9.3f %12.3f\n", "mixed (one of each)", mixed_ms, 2 * adds / mixed_ms / 1e6);
+    std::printf("G1: mixed against int alone: %.2fx the additions a second\n", 2 * int_ms / mixed_ms);
+    std::printf("fp52 sums against the host's: %s; mixed sums against the single-kind kernels': %s\n",
+                bad ? "DIFFER" : "equal (64 accumulators)", mixed_bad ? "DIFFER" : "equal (every accumulator)");
+    return bad + mixed_bad;
+}
+
 int run() {
     int sms = 0;
     CUZK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     const int blocks = sms * 16, steps = 256;
     const int bad = run_field<cuzk::fp_t, fp52::fp_params_t>("Fp", 17, blocks, steps) +
-                    run_field<cuzk::fr_t, fp52::fr_params_t>("Fr", 46, blocks, steps);
+                    run_field<cuzk::fr_t, fp52::fr_params_t>("Fr", 46, blocks, steps) + run_additions();
     return bad ? 1 : 0;
 }
 
