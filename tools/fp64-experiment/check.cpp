@@ -9,125 +9,49 @@
 // infinity, each result against affine arithmetic on big integers.
 //
 //   c++ -std=c++17 -O2 -I tools/fp64-experiment tools/fp64-experiment/check.cpp -o fp52check
-//   ./fp52check [PRODUCTS]    (of each field; default 200000; exits 1 on the first failure)
+//   ./fp52check [PRODUCTS [ADDITIONS]]    (products of each field, default 200000; G1 additions,
+//                                          default 300; exits 1 on the first failure)
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <vector>
 
+#include "bigint.h"
 #include "fp52.cuh"
 #include "fp52_ec.cuh"
 
 namespace {
 
-// Integers of 7 x 64 bits (448 bits: every value below R <= 2^416 and products reduced below p).
-constexpr int W = 7;
-using big = std::vector<uint64_t>;  // little-endian 64-bit words, any length
+using namespace bigint;
 
 template <class P>
 big p_big() {
-    big p(W, 0);
-    for (int k = 0; k < P::N; k++)
-        for (int b = 0; b < 52; b++)
-            if ((P::p_limb(k) >> b) & 1) p[(52 * k + b) / 64] |= uint64_t(1) << ((52 * k + b) % 64);
-    return p;
+    uint64_t limbs[P::N];
+    for (int k = 0; k < P::N; k++) limbs[k] = P::p_limb(k);
+    return from_limbs52(limbs, P::N);
 }
 
+// Elements held as doubles (fe_t) or as integers (fi_t), to and from big integers.
 template <class P>
 big from_fe(const fp52::fe_t<P>& x) {
-    big v(W, 0);
-    for (int k = 0; k < P::N; k++) {
-        const uint64_t limb = uint64_t(x.l[k]);
-        for (int b = 0; b < 64; b++)
-            if ((limb >> b) & 1) {
-                const int bit = 52 * k + b;
-                if (bit / 64 < W) v[bit / 64] |= uint64_t(1) << (bit % 64);
-            }
-    }
-    return v;
+    uint64_t limbs[P::N];
+    for (int k = 0; k < P::N; k++) limbs[k] = uint64_t(x.l[k]);
+    return from_limbs52(limbs, P::N);
 }
-
 template <class P>
 fp52::fe_t<P> to_fe(const big& v) {
+    uint64_t limbs[P::N];
+    to_limbs52(v, limbs, P::N);
     fp52::fe_t<P> x;
-    for (int k = 0; k < P::N; k++) {
-        uint64_t limb = 0;
-        for (int b = 0; b < 52; b++) {
-            const int bit = 52 * k + b;
-            if (bit / 64 < int(v.size()) && ((v[bit / 64] >> (bit % 64)) & 1)) limb |= uint64_t(1) << b;
-        }
-        x.l[k] = double(limb);
-    }
+    for (int k = 0; k < P::N; k++) x.l[k] = double(limbs[k]);
     return x;
 }
-
+big from_fe_int(const fp52::g1_fi_t& x) { return from_limbs52(x.l, fp52::fp_params_t::N); }
 fp52::g1_fi_t to_fe_int(const big& v) {
-    const fp52::fe_t<fp52::fp_params_t> d = to_fe<fp52::fp_params_t>(v);
     fp52::g1_fi_t x;
-    for (int k = 0; k < fp52::fp_params_t::N; k++) x.l[k] = uint64_t(d.l[k]);
+    to_limbs52(v, x.l, fp52::fp_params_t::N);
     return x;
-}
-big from_fe_int(const fp52::g1_fi_t& x) {
-    big v(W + 1, 0);
-    for (int k = 0; k < fp52::fp_params_t::N; k++)
-        for (int b = 0; b < 64; b++)
-            if ((x.l[k] >> b) & 1) {
-                const int bit = 52 * k + b;
-                if (bit / 64 < W + 1) v[bit / 64] |= uint64_t(1) << (bit % 64);
-            }
-    return v;
-}
-
-int compare(const big& a, const big& b) {
-    const size_t n = std::max(a.size(), b.size());
-    for (size_t i = n; i-- > 0;) {
-        const uint64_t x = i < a.size() ? a[i] : 0, y = i < b.size() ? b[i] : 0;
-        if (x != y) return x < y ? -1 : 1;
-    }
-    return 0;
-}
-void sub_in_place(big& a, const big& b) {  // a -= b, a >= b
-    unsigned __int128 borrow = 0;
-    for (size_t i = 0; i < a.size(); i++) {
-        const unsigned __int128 y = (i < b.size() ? b[i] : 0) + borrow;
-        borrow = a[i] < y;
-        a[i] = uint64_t(a[i] - uint64_t(y));
-    }
-}
-big add(const big& a, const big& b) {
-    big r(std::max(a.size(), b.size()) + 1, 0);
-    unsigned __int128 carry = 0;
-    for (size_t i = 0; i < r.size(); i++) {
-        carry += (unsigned __int128)(i < a.size() ? a[i] : 0) + (i < b.size() ? b[i] : 0);
-        r[i] = uint64_t(carry);
-        carry >>= 64;
-    }
-    return r;
-}
-big mul_big(const big& a, const big& b) {
-    big r(a.size() + b.size(), 0);
-    for (size_t i = 0; i < a.size(); i++) {
-        unsigned __int128 carry = 0;
-        for (size_t j = 0; j < b.size(); j++) {
-            carry += (unsigned __int128)a[i] * b[j] + r[i + j];
-            r[i + j] = uint64_t(carry);
-            carry >>= 64;
-        }
-        r[i + b.size()] = uint64_t(carry);
-    }
-    return r;
-}
-// v mod p by shift-and-subtract, one bit at a time from the top.
-big mod_p(const big& v, const big& p) {
-    big r(W + 1, 0);
-    for (size_t bit = v.size() * 64; bit-- > 0;) {
-        for (size_t i = r.size(); i-- > 1;) r[i] = (r[i] << 1) | (r[i - 1] >> 63);
-        r[0] = (r[0] << 1) | ((v[bit / 64] >> (bit % 64)) & 1);
-        if (compare(r, p) >= 0) sub_in_place(r, p);
-    }
-    r.resize(W);
-    return r;
 }
 
 template <class P>

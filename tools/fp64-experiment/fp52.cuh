@@ -33,13 +33,21 @@
 #include <cmath>
 #define FP52_HD inline
 #endif
+// Full unrolling in device code (the host build, the check, has no use for it).
+#if defined(__CUDA_ARCH__)
+#define FP52_UNROLL _Pragma("unroll")
+#else
+#define FP52_UNROLL
+#endif
 
 namespace fp52 {
 
 constexpr uint64_t MASK = (uint64_t(1) << 52) - 1;
 
-// The moduli in radix 2^52, little-endian, with p' = -p^-1 mod 2^52. (Limbs come from a
-// function, not an array: device code can read a constexpr scalar but not an array.)
+// The moduli in radix 2^52, little-endian, with p' = -p^-1 mod 2^52. The limbs come from a
+// switch, not an array: device code cannot read a namespace-scope constexpr array, and a
+// local one indexed in a loop that is not unrolled (kp_limb's) is written to the stack on
+// every call (180 local stores in the G1 addition), where a switch folds to immediates.
 struct fp_params_t {
     static constexpr int N = 8;
     static constexpr uint64_t P_INV = 0x3fffcfffcfffdull;
@@ -53,6 +61,19 @@ struct fp_params_t {
             case 5: return 0x1ba7b6434bacdull;
             case 6: return 0x1ea397fe69a4bull;
             default: return 0x1a011ull;
+        }
+    }
+    // R mod p (R = 2^416): one, in Montgomery form.
+    FP52_HD static constexpr uint64_t one_limb(int j) {
+        switch (j) {
+            case 0: return 0x6480ea8e9b9afull;
+            case 1: return 0x65766c8fe444full;
+            case 2: return 0x8b540fea96f7dull;
+            case 3: return 0x3b2ee82efd422ull;
+            case 4: return 0xa6723e5f0ade5ull;
+            case 5: return 0xff6eb6fdd4230ull;
+            case 6: return 0xe06ef23c24a25ull;
+            default: return 0x14c8eull;
         }
     }
 };
@@ -151,33 +172,23 @@ FP52_HD void mul_limbs(const double (&a)[P::N], const double (&b)[P::N], uint64_
     constexpr int N = P::N;
     uint64_t col[2 * N] = {};
     uint64_t off[2 * N] = {};
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+    FP52_UNROLL
     for (int i = 0; i < N; i++) {
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+        FP52_UNROLL
         for (int j = 0; j < N; j++) mac(a[i], b[j], col[i + j], col[i + j + 1], off[i + j], off[i + j + 1]);
     }
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+    FP52_UNROLL
     for (int i = 0; i < N; i++) {
         // m = col_i p' mod 2^52: the low part of one more split.
         uint64_t m_lo = 0, m_hi = 0, m_lo_off = 0, m_hi_off = 0;
         mac(limb_to_double((col[i] - off[i]) & MASK), double(P::P_INV), m_lo, m_hi, m_lo_off, m_hi_off);
         const double md = limb_to_double(m_lo - m_lo_off);
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+        FP52_UNROLL
         for (int j = 0; j < N; j++) mac(md, double(P::p_limb(j)), col[i + j], col[i + j + 1], off[i + j], off[i + j + 1]);
         col[i + 1] += (col[i] - off[i]) >> 52;  // col_i is now a multiple of 2^52
     }
     int64_t carry = 0;
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+    FP52_UNROLL
     for (int k = 0; k < N; k++) {
         const int64_t t = int64_t(col[N + k] - off[N + k]) + carry;
         // The top limb keeps what is left: the value is below 2p, so below 2^18 for Fp (2p <
@@ -193,9 +204,7 @@ FP52_HD fe_t<P> mul(const fe_t<P>& a, const fe_t<P>& b) {
     uint64_t out[P::N];
     mul_limbs<P>(a.l, b.l, out);
     fe_t<P> r;
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+    FP52_UNROLL
     for (int k = 0; k < P::N; k++) r.l[k] = limb_to_double(out[k]);
     return r;
 }

@@ -39,9 +39,7 @@ template <class P>
 FP52_HD fi_t<P> carry_out(const int64_t (&t)[P::N]) {
     fi_t<P> r;
     int64_t c = 0;
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+    FP52_UNROLL
     for (int k = 0; k < P::N; k++) {
         const int64_t v = t[k] + c;
         r.l[k] = k == P::N - 1 ? uint64_t(v) : uint64_t(v) & MASK;
@@ -53,9 +51,7 @@ FP52_HD fi_t<P> carry_out(const int64_t (&t)[P::N]) {
 template <class P>
 FP52_HD fi_t<P> add(const fi_t<P>& a, const fi_t<P>& b) {
     int64_t t[P::N];
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+    FP52_UNROLL
     for (int k = 0; k < P::N; k++) t[k] = int64_t(a.l[k] + b.l[k]);
     return carry_out<P>(t);
 }
@@ -65,9 +61,7 @@ constexpr uint64_t SUB_K = 4;
 template <class P>
 FP52_HD fi_t<P> sub(const fi_t<P>& a, const fi_t<P>& b) {
     int64_t t[P::N];
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+    FP52_UNROLL
     for (int k = 0; k < P::N; k++) t[k] = int64_t(a.l[k]) - int64_t(b.l[k]) + int64_t(kp_limb<P>(SUB_K, k));
     return carry_out<P>(t);
 }
@@ -79,9 +73,7 @@ FP52_HD fi_t<P> reduce(const fi_t<P>& a) {
     constexpr uint64_t top = P::p_limb(P::N - 1) + 1;
     const uint64_t q = a.l[P::N - 1] / top;
     int64_t t[P::N];
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+    FP52_UNROLL
     for (int k = 0; k < P::N; k++) t[k] = int64_t(a.l[k]) - int64_t(q * P::p_limb(k));
     return carry_out<P>(t);
 }
@@ -91,9 +83,7 @@ template <class P>
 FP52_HD bool is_zero(const fi_t<P>& a) {
     const fi_t<P> r = reduce(a);
     bool zero = true, is_p = true;
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+    FP52_UNROLL
     for (int k = 0; k < P::N; k++) {
         zero &= r.l[k] == 0;
         is_p &= r.l[k] == P::p_limb(k);
@@ -104,9 +94,7 @@ FP52_HD bool is_zero(const fi_t<P>& a) {
 template <class P>
 FP52_HD fi_t<P> mul(const fi_t<P>& a, const fi_t<P>& b) {
     double x[P::N], y[P::N];
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+    FP52_UNROLL
     for (int k = 0; k < P::N; k++) {
         x[k] = limb_to_double(a.l[k]);
         y[k] = limb_to_double(b.l[k]);
@@ -120,20 +108,6 @@ FP52_HD fi_t<P> sqr(const fi_t<P>& a) {
     return mul(a, a);
 }
 
-// R mod p for Fp (R = 2^416): one in Montgomery form.
-FP52_HD constexpr uint64_t fp_one_limb(int j) {
-    switch (j) {
-        case 0: return 0x6480ea8e9b9afull;
-        case 1: return 0x65766c8fe444full;
-        case 2: return 0x8b540fea96f7dull;
-        case 3: return 0x3b2ee82efd422ull;
-        case 4: return 0xa6723e5f0ade5ull;
-        case 5: return 0xff6eb6fdd4230ull;
-        case 6: return 0xe06ef23c24a25ull;
-        default: return 0x14c8eull;
-    }
-}
-
 using g1_fi_t = fi_t<fp_params_t>;
 
 // An affine G1 point (x, y) in Montgomery form below p; (0, 0) is infinity, as in blst.
@@ -141,6 +115,7 @@ struct affine52_t {
     g1_fi_t x, y;
     FP52_HD bool is_inf() const {
         bool z = true;
+        FP52_UNROLL
         for (int k = 0; k < fp_params_t::N; k++) z &= (x.l[k] | y.l[k]) == 0;
         return z;
     }
@@ -155,7 +130,8 @@ struct xyzz52_t {
     FP52_HD static xyzz52_t from_affine(const affine52_t& p) {
         if (p.is_inf()) return inf();
         g1_fi_t one;
-        for (int k = 0; k < fp_params_t::N; k++) one.l[k] = fp_one_limb(k);
+        FP52_UNROLL
+        for (int k = 0; k < fp_params_t::N; k++) one.l[k] = fp_params_t::one_limb(k);
         return {p.x, p.y, one, one};
     }
 

@@ -24,6 +24,7 @@
 #include "fp52_ec.cuh"
 #include "timing.cuh"
 #include "util/error.cuh"
+#include "util/resources.cuh"
 
 namespace {
 
@@ -111,30 +112,22 @@ __global__ void __launch_bounds__(BLOCK) mixed_adds(const int_affine_t* int_pts,
     fp52_out[t] = b;
 }
 
-// Device memory holding a host vector twice: `p`, the kernels' working copy, and `pristine`,
-// from which reset() restores it (a device-to-device copy, so that every timed launch starts
-// from the same inputs for a few microseconds).
+// A host vector's copy in device memory (the library's dev_ptr_t, on the default stream).
 template <class T>
 struct device_array_t {
-    T* p = nullptr;
-    T* pristine = nullptr;
-    size_t n = 0;
-    explicit device_array_t(const std::vector<T>& h) : n(h.size()) {
-        CUZK_CUDA_CHECK(cudaMalloc(&p, n * sizeof(T)));
-        CUZK_CUDA_CHECK(cudaMalloc(&pristine, n * sizeof(T)));
-        CUZK_CUDA_CHECK(cudaMemcpy(pristine, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-        reset();
+    cuzk::dev_ptr_t<T> d;
+    explicit device_array_t(const std::vector<T>& h) : d(h.size(), nullptr) {
+        CUZK_CUDA_CHECK(cudaMemcpy(d.get(), h.data(), d.bytes(), cudaMemcpyHostToDevice));
     }
-    ~device_array_t() {
-        cudaFree(p);
-        cudaFree(pristine);
+    T* get() const { return d.get(); }
+    // Enqueues a copy of `o` (the same size) over this one: a reset of the inputs that costs
+    // microseconds, inside a timed launch.
+    void copy_from(const device_array_t& o) {
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(d.get(), o.get(), d.bytes(), cudaMemcpyDeviceToDevice));
     }
-    device_array_t(const device_array_t&) = delete;
-    device_array_t& operator=(const device_array_t&) = delete;
-    void reset() { CUZK_CUDA_CHECK(cudaMemcpyAsync(p, pristine, n * sizeof(T), cudaMemcpyDeviceToDevice)); }
     std::vector<T> read() const {
-        std::vector<T> h(n);
-        CUZK_CUDA_CHECK(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
+        std::vector<T> h(d.size());
+        CUZK_CUDA_CHECK(cudaMemcpy(h.data(), d.get(), d.bytes(), cudaMemcpyDeviceToHost));
         return h;
     }
 };
@@ -178,30 +171,33 @@ int run_field(const char* name, int top_bits, int blocks, int steps) {
         std::printf("%-13s %3d registers, %zu bytes local\n", kernel, attr.numRegs, attr.localSizeBytes);
     }
 
+    // Each timed launch starts from the same inputs: the working copies are reset from the
+    // pristine ones inside it, so the last launch's results are the ones checked.
+    const device_array_t<chains_t<F>> int_pristine(int_in);
+    const device_array_t<chains_t<fe_t<P>>> fp52_pristine(fp52_in);
     device_array_t<chains_t<F>> int_io(int_in);
     device_array_t<chains_t<fe_t<P>>> fp52_io(fp52_in);
     const double products = 2.0 * double(threads) * steps;
-    // Each timed launch starts from the same inputs, so the last one's results are checked.
     const float int_ms = best_of([&] {
-        int_io.reset();
-        int_chains<F><<<blocks, BLOCK>>>(int_io.p, steps);
+        int_io.copy_from(int_pristine);
+        int_chains<F><<<blocks, BLOCK>>>(int_io.get(), steps);
     });
     const std::vector<chains_t<F>> int_out = int_io.read();
     const float fp52_ms = best_of([&] {
-        fp52_io.reset();
-        fp52_chains<P><<<blocks, BLOCK>>>(fp52_io.p, steps);
+        fp52_io.copy_from(fp52_pristine);
+        fp52_chains<P><<<blocks, BLOCK>>>(fp52_io.get(), steps);
     });
     const std::vector<chains_t<fe_t<P>>> fp52_out = fp52_io.read();
     const float mixed_ms = best_of([&] {
-        int_io.reset();
-        fp52_io.reset();
-        mixed_chains<F, P><<<blocks, BLOCK>>>(int_io.p, fp52_io.p, steps);
+        int_io.copy_from(int_pristine);
+        fp52_io.copy_from(fp52_pristine);
+        mixed_chains<F, P><<<blocks, BLOCK>>>(int_io.get(), fp52_io.get(), steps);
     });
     const std::vector<chains_t<F>> mixed_int = int_io.read();
     const std::vector<chains_t<fe_t<P>>> mixed_fp52 = fp52_io.read();
     // The resets inside the timed launches, alone, to take off.
-    const float copy_int_ms = best_of([&] { int_io.reset(); });
-    const float copy_fp52_ms = best_of([&] { fp52_io.reset(); });
+    const float copy_int_ms = best_of([&] { int_io.copy_from(int_pristine); });
+    const float copy_fp52_ms = best_of([&] { fp52_io.copy_from(fp52_pristine); });
 
     // The FP64 chains of the first threads, on the host.
     int bad = 0;
@@ -262,12 +258,12 @@ int run_additions() {
     device_array_t<int_xyzz_t> d_int_out{std::vector<int_xyzz_t>(threads)};
     device_array_t<fp52::xyzz52_t> d_fp52_out{std::vector<fp52::xyzz52_t>(threads)};
 
-    const float int_ms = best_of([&] { int_adds<<<blocks, BLOCK>>>(d_int_pts.p, d_idx.p, d_int_out.p); });
+    const float int_ms = best_of([&] { int_adds<<<blocks, BLOCK>>>(d_int_pts.get(), d_idx.get(), d_int_out.get()); });
     const std::vector<int_xyzz_t> int_out = d_int_out.read();
-    const float fp52_ms = best_of([&] { fp52_adds<<<blocks, BLOCK>>>(d_fp52_pts.p, d_idx.p, d_fp52_out.p); });
+    const float fp52_ms = best_of([&] { fp52_adds<<<blocks, BLOCK>>>(d_fp52_pts.get(), d_idx.get(), d_fp52_out.get()); });
     const std::vector<fp52::xyzz52_t> fp52_out = d_fp52_out.read();
     const float mixed_ms = best_of([&] {
-        mixed_adds<<<blocks, BLOCK>>>(d_int_pts.p, d_fp52_pts.p, d_idx.p, d_int_out.p, d_fp52_out.p);
+        mixed_adds<<<blocks, BLOCK>>>(d_int_pts.get(), d_fp52_pts.get(), d_idx.get(), d_int_out.get(), d_fp52_out.get());
     });
     const std::vector<int_xyzz_t> mixed_int = d_int_out.read();
     const std::vector<fp52::xyzz52_t> mixed_fp52 = d_fp52_out.read();
