@@ -22,6 +22,20 @@
 
 namespace cuzk {
 
+// Fr's m0 = -r^-1 mod 2^32 is 0xffffffff (r = 1 mod 2^32). As an immediate, ptxas rewrites
+// m = t * m0 as m = -t and then builds most m * p[j] from a low and a high multiply-add
+// instead of one wide one (an Fr product: 308 instructions, 65 IMAD.WIDE); read from constant
+// memory, which ptxas cannot see into, it keeps them wide (260, 113). Under relocatable device
+// code (the library: cc's --device-c and a device link) the word is defined once, in
+// ff/mont.cu: nvlink 13.0 folds the identical words of per-file static copies into one but
+// keeps each copy's offset, so every file but one would read past the section
+// (docs/architecture.md, "Device variables"). Whole-program builds (the tools) keep a copy.
+#if defined(__CUDACC_RDC__)
+extern __constant__ uint32_t m0_all_ones;
+#else
+static __constant__ uint32_t m0_all_ones = 0xffffffffu;
+#endif
+
 template <class P>
 struct alignas(16) mont_t {
     static constexpr int N = P::N;
@@ -57,6 +71,16 @@ struct alignas(16) mont_t {
 #pragma unroll
         for (int i = 0; i < N; i++) r.l[i] = P::p(i);
         return r;
+    }
+
+    // m0 = -p^-1 mod 2^32 for the reduction rounds; all ones is read from constant memory
+    // (see m0_all_ones above), any other value is an immediate.
+    __device__ __forceinline__ static uint32_t m0() {
+        if constexpr (P::m0 == 0xffffffffu) {
+            return m0_all_ones;
+        } else {
+            return P::m0;
+        }
     }
 
     // ---- predicates ------------------------------------------------------------------
@@ -166,7 +190,7 @@ struct alignas(16) mont_t {
     // One Montgomery reduction step: t += m * p with m chosen so that t[0] becomes 0,
     // then t >>= 32.
     __device__ __forceinline__ static void reduce_step(uint32_t (&t)[N + 1]) {
-        uint32_t m = t[0] * P::m0;
+        uint32_t m = t[0] * m0();
         uint32_t pl[N];
 #pragma unroll
         for (int j = 0; j < N; j++) pl[j] = P::p(j);
@@ -207,7 +231,7 @@ struct alignas(16) mont_t {
 #pragma unroll
         for (int i = 0; i < N; i++) {
             add_row(i, e, o);
-            const uint32_t m = (e[0] + o[0] + cin) * P::m0;
+            const uint32_t m = (e[0] + o[0] + cin) * m0();
             uint32_t pl[N];
 #pragma unroll
             for (int j = 0; j < N; j++) pl[j] = P::p(j);
