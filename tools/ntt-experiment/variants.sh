@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # On the GPU machine, from the repository root: builds nttexp for the old tree (devrun/old,
-# `git archive` of an earlier commit) and this tree's variants in parallel, runs each on the
-# pass shapes named, then ncu's stall reasons for the first three passes of two of them.
-#   tools/ntt-experiment/variants.sh "NAME:FLAGS:SHAPES ..." "NCU_NAMES"
-# FLAGS are -D flags joined by commas; SHAPES values of CUZK_NTT_PASS joined by commas, for a
-# tree whose NTT has pass shapes (the branch ntt-register-rounds; any one value otherwise).
+# `git archive` of an earlier commit) and this tree's variants in parallel, runs each twice,
+# alternating, then ncu's stall reasons for the first three passes of the variants named last.
+#   tools/ntt-experiment/variants.sh "NAME:FLAGS ..." "NCU_NAMES"
+# FLAGS are -D flags joined by commas (empty: this tree as it is); NCU_NAMES may include old.
 set -u
 here=tools/ntt-experiment
 # PREBUILT=DIR: the binaries (and their .build logs) are already there, built elsewhere with
@@ -14,7 +13,7 @@ chmod +x $X/* 2>/dev/null
 if [ -z "${PREBUILT:-}" ]; then
   [ -d devrun/old ] && { $here/build.sh devrun/old $X/old -Xptxas -v >$X/old.build 2>&1 & }
   for v in $1; do
-    IFS=: read -r name flags shapes <<<"$v"
+    IFS=: read -r name flags <<<"$v"
     $here/build.sh . $X/$name ${flags//,/ } -Xptxas -v >$X/$name.build 2>&1 &
   done
   wait
@@ -28,16 +27,15 @@ printf "%-14s %9s %9s %9s %9s  %s\n" variant fwd2^24 h2^24 fwd2^27 h2^27 hash
 for n in 1 2; do
   [ -x $X/old ] && $X/old old
   for v in $1; do
-    IFS=: read -r name flags shapes <<<"$v"
-    for s in ${shapes//,/ }; do CUZK_NTT_PASS=$s $X/$name "$name/$s"; done
+    IFS=: read -r name flags <<<"$v"
+    $X/$name "$name"
   done
 done
-for v in $2; do
-  IFS=/ read -r name shape <<<"$v"
+for name in $2; do
   mkdir -p /tmp/ncu
-  CUZK_NTT_PASS=$shape ncu --clock-control none -k regex:pass_kernel -c 3 --csv \
+  ncu --clock-control none -k regex:pass_kernel -c 3 --csv \
     --metrics 'regex:^smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$,gpu__time_duration.sum,smsp__inst_executed.sum,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,regex:^sm__pipe_.*_cycles_active\.avg\.pct_of_peak_sustained_active$' \
-    $X/$name $v >/tmp/ncu/${name}-${shape}.csv 2>/tmp/ncu/${name}.err || { echo "ncu failed for $v"; tail -5 /tmp/ncu/${name}.err; continue; }
-  echo "== ncu $v"; python3 $here/stalls.py /tmp/ncu/${name}-${shape}.csv
+    $X/$name $name >/tmp/ncu/${name}.csv 2>/tmp/ncu/${name}.err || { echo "ncu failed for $name"; tail -5 /tmp/ncu/${name}.err; continue; }
+  echo "== ncu $name"; python3 $here/stalls.py /tmp/ncu/${name}.csv
 done
 [ -n "${OUT:-}" ] && tar -C /tmp -czf $OUT/ncu.tgz ncu 2>/dev/null; true

@@ -1,4 +1,4 @@
-// NTT over Fr: per-device twiddle tables, the pass plan, the four transforms, the fused H
+// NTT over Fr: per-device twiddle tables, the passes' launches, the four transforms, the fused H
 // pipeline of Groth16, and their C entry points (cuzk/ntt.h).
 //
 // Every transform is a chain of radix-2^k passes (kernels.cuh) plus at most one in-place
@@ -41,6 +41,8 @@ struct domain_t {
     const fr_t* z_inv;  // [MAX_LOG + 1]: 1/(g^(2^L) - 1)
 };
 
+// A full block's shared memory (32 KiB; set as the kernels' limit so that a change of
+// BLOCK_LOG past 48 KiB needs no other edit).
 constexpr uint32_t PASS_SMEM_MAX = fr_t::N * 4u << BLOCK_LOG;
 
 domain_t build_domain() {
@@ -94,35 +96,12 @@ const domain_t& domain() {
     return *per_device[dev];
 }
 
-// Pass sizes, top bits first: at most 11 bits for the last pass (a block's 2^11 elements),
-// at most 9 for the others so that a block holds at least 4 adjacent groups (128-byte runs).
-std::vector<uint32_t> split(uint32_t L) {
-    if (L <= BLOCK_LOG) return {L};
-    uint32_t passes = 1 + (L - BLOCK_LOG + 8) / 9;
-    uint32_t kn = std::min(9u, L / passes);
-    std::vector<uint32_t> ks(passes - 1, kn);
-    ks.push_back(L - (passes - 1) * kn);
-    return ks;
-}
-
-pass_t make_pass(uint32_t L, uint32_t k, uint32_t m) {
-    pass_t p;
-    p.L = L;
-    p.k = k;
-    p.m = m;
-    p.log_g = L <= BLOCK_LOG ? 0 : BLOCK_LOG - k;
-    p.log_r = std::min(m, p.log_g);
-    return p;
-}
-
 template <bool DIT>
 void launch_pass(fr_t* x, const fr_t* b, const fr_t* c, const pass_t& p, const fr_t* tw_hi, const fr_t* tw_lo,
                  const scale_t& pre, const scale_t& post, cudaStream_t stream) {
-    const uint32_t E = 1u << (p.k + p.log_g);
-    const uint32_t threads = std::min(PASS_THREADS, E / 2);
-    const uint32_t blocks = 1u << (p.L - p.k - p.log_g);
-    const size_t smem = size_t(fr_t::N) * 4 * E;
-    pass_kernel<DIT><<<blocks, threads, smem, stream>>>(x, b, c, p, tw_hi, tw_lo, pre, post);
+    const pass_args_t a{x, b, c, p, tw_hi, tw_lo, pre, post};
+    const size_t smem = size_t(fr_t::N) * 4 * block_elems(p);
+    pass_kernel<DIT><<<block_count(p), block_threads(p), smem, stream>>>(a);
     CUZK_LAUNCH_CHECK();
 }
 
