@@ -25,7 +25,7 @@ namespace cuzk {
 // Fr's m0 = -r^-1 mod 2^32 is 0xffffffff (r = 1 mod 2^32). As an immediate, ptxas rewrites
 // m = t * m0 as m = -t and then builds most m * p[j] from a low and a high multiply-add
 // instead of one wide one (an Fr product: 308 instructions, 65 IMAD.WIDE); read from constant
-// memory, which ptxas cannot see into, it keeps them wide (260, 113). Under relocatable device
+// memory, which ptxas cannot see into, it keeps them wide (about 256, 112). Under relocatable device
 // code (the library: cc's --device-c and a device link) the word is defined once, in
 // ff/mont.cu: nvlink 13.0 folds the identical words of per-file static copies into one but
 // keeps each copy's offset, so every file but one would read past the section

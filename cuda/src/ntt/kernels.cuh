@@ -1,6 +1,7 @@
 // NTT kernels over Fr: the radix-2^k passes, the bit-reversal permutation and table builders.
 //
-// A pass (layout.cuh) does k radix-2 stages on blocks of 2^10 elements: the forward ("DIF")
+// A pass (layout.cuh) does k radix-2 stages on blocks of 2^10 elements (2^L for smaller
+// transforms): the forward ("DIF")
 // family, for the pass's k bits q above m bits c,
 //
 //     Y[k1] = sum_q x[a, q, c] w_(2^k)^(q k1)           (k stages, in register rounds)
@@ -43,8 +44,8 @@ __device__ __forceinline__ fr_t ldg(const fr_t* p) {
     return r;
 }
 
-// An Fr product with a table entry, as a call: a pass makes up to 20 of them in a round, and
-// inlined they made a kernel too large for the instruction cache (504 KiB of code; the warps
+// An Fr product with a table entry, as a call: a thread makes up to 12 of them in a round
+// (three stages of four butterflies), and inlined they made a kernel too large for the instruction cache (504 KiB of code; the warps
 // stalled on fetching instructions more than on anything else). Static: only ntt.cu includes
 // this header.
 static __device__ __noinline__ fr_t fr_mul_table_call(fr_t a, const fr_t* p) { return a * ldg(p); }
@@ -64,7 +65,7 @@ struct device_env_t {
 template <bool DIT>
 __global__ void __launch_bounds__(PASS_THREADS, 3) pass_kernel(const pass_args_t a) {
     extern __shared__ uint32_t sm[];
-    const device_env_t env;
+    const device_env_t env{};
     load_phase<fr_t, DIT>(env, a, sm, blockIdx.x, threadIdx.x, blockDim.x);
     __syncthreads();
     const uint32_t rounds = round_count(a.p.k);

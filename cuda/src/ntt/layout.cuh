@@ -120,7 +120,7 @@ CUZK_NTT_HD uint32_t round_count(uint32_t k) { return (k + ROUND_LOG - 1) / ROUN
 // runs its stages from the low bits up: full rounds from b = 0, the short one last. The
 // forward (DIF) family runs them from the top down, its rounds the same ones in the opposite
 // order. Either way the round with b = 0, whose twiddles are known per register (see
-// twiddle_is_one), is a full one.
+// twiddle_is_one), is a full one when k >= ROUND_LOG.
 CUZK_NTT_HD round_t pass_round(uint32_t k, uint32_t i, bool dit) {
     uint32_t j = dit ? i : round_count(k) - 1 - i;
     round_t rd;

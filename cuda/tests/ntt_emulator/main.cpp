@@ -187,7 +187,7 @@ void check_structure() {
 // thread's round phase, a barrier, ..., every thread's store phase.
 template <bool DIT>
 void run_pass(const pass_args_of<fe>& a) {
-    const host_env env;
+    const host_env env{};
     const uint32_t E = block_elems(a.p), threads = block_threads(a.p);
     std::vector<uint32_t> sm(size_t(fe::N) * E);
     for (uint32_t blk = 0; blk < block_count(a.p); blk++) {
@@ -306,8 +306,11 @@ void check_transforms(uint32_t max_log) {
         // Reverse family: bit-reversed in, natural out.
         std::vector<fe> xr(n);
         for (uint32_t i = 0; i < n; i++) xr[bitrev(i, L)] = x[i];
+        std::vector<fe> xr_inv = xr;
         dit(xr, L, tw);
         expect_equal("reverse family, w", L, xr, reference_fft(x, L, root));
+        dit(xr_inv, L, tw_inv);
+        expect_equal("reverse family, w^-1", L, xr_inv, reference_fft(x, L, root_inv));
 
         // a * b - c and x - c on load.
         std::vector<fe> abc(n), xc(n);
