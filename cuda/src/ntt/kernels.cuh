@@ -54,6 +54,9 @@ static __device__ __noinline__ fr_t fr_mul_table_call(fr_t a, const fr_t* p) { r
 struct device_env_t {
     __device__ __forceinline__ fr_t mul(fr_t a, fr_t b) const { return a * b; }
     __device__ __forceinline__ fr_t mul_table(fr_t a, const fr_t* p) const { return fr_mul_table_call(a, p); }
+    __device__ __forceinline__ fr_t mul_root(fr_t a, const fr_t* hi, uint32_t i) const {
+        return fr_mul_table_call(a, hi + i);
+    }
     __device__ __forceinline__ fr_t table(const fr_t* p) const { return ldg(p); }
 };
 

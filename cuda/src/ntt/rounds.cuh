@@ -6,12 +6,16 @@
 //
 // F: `static constexpr int N` 32-bit limbs in `uint32_t l[N]`, operators + and -.
 // Env:
-//   F mul(F a, F b) const;                a * b
-//   F mul_table(F a, const F* p) const;   a * the entry at p of a read-only table or input
-//   F table(const F* p) const;            that entry
-// On the device mul_table is a call, which keeps the kernel small (the round twiddles are
-// most of a pass's products); its operands, one element and a pointer, fit the registers the
-// calling convention passes arguments in, where two elements would not.
+//   F mul(F a, F b) const;                      a * b
+//   F mul_table(F a, const F* p) const;         a * the entry at p of a read-only table or input
+//   F mul_root(F a, const F* hi, uint32_t i) const;
+//                                               a * hi[i], hi the pass's high power table (the
+//                                               round twiddles: most of a pass's products)
+//   F table(const F* p) const;                  that entry
+// On the device mul_table and mul_root are calls, which keeps the kernel small; their
+// operands, one element and a pointer, fit the registers the calling convention passes
+// arguments in, where two elements would not. mul_root is separate so that an environment can
+// compute the round twiddles' products another way (tools/fp64-experiment's nttmix).
 #pragma once
 
 #include <cstdint>
@@ -143,13 +147,13 @@ CUZK_NTT_HD void round_slot(const Env& env, const pass_args_of<F>& a, uint32_t* 
             const bool one = twiddle_is_one(rd, s, j0);
             if (DIT) {
                 F w = v[j1];
-                if (!one) w = env.mul_table(w, a.tw_hi + twiddle_index(rd, s, q_low, j0));
+                if (!one) w = env.mul_root(w, a.tw_hi, twiddle_index(rd, s, q_low, j0));
                 v[j1] = v[j0] - w;
                 v[j0] = v[j0] + w;
             } else {
                 F d = v[j0] - v[j1];
                 v[j0] = v[j0] + v[j1];
-                v[j1] = one ? d : env.mul_table(d, a.tw_hi + twiddle_index(rd, s, q_low, j0));
+                v[j1] = one ? d : env.mul_root(d, a.tw_hi, twiddle_index(rd, s, q_low, j0));
             }
         }
     }

@@ -49,6 +49,7 @@ fe inverse(fe a) { return power(a, P - 2); }
 struct host_env {
     fe mul(fe a, fe b) const { return ::mul(a, b); }
     fe mul_table(fe a, const fe* p) const { return ::mul(a, *p); }
+    fe mul_root(fe a, const fe* hi, uint32_t i) const { return ::mul(a, hi[i]); }
     fe table(const fe* p) const { return *p; }
 };
 
