@@ -6,7 +6,9 @@
 // 2p - 1, and a value of all ones below the top bit of p). The checker itself is checked: a
 // product with one bit flipped must be rejected. Then fp52_ec.cuh's G1 additions: chains of
 // mixed additions of random curve points, a point added to itself, to its negation and to
-// infinity, each result against affine arithmetic on big integers.
+// infinity, each result against affine arithmetic on big integers. Last, ntt52.cuh's product
+// of a library-form Fr element (32-bit limbs, R = 2^256) by a twiddle in fp52 form (16 w): the
+// result, reduced once, must be the library's product a w / 2^256 mod r.
 //
 //   c++ -std=c++17 -O2 -I tools/fp64-experiment tools/fp64-experiment/check.cpp -o fp52check
 //   ./fp52check [PRODUCTS [ADDITIONS]]    (products of each field, default 200000; G1 additions,
@@ -20,6 +22,7 @@
 #include "bigint.h"
 #include "fp52.cuh"
 #include "fp52_ec.cuh"
+#include "ntt52.cuh"
 
 namespace {
 
@@ -274,6 +277,63 @@ int check_g1(long additions) {
     return 0;
 }
 
+// ntt52.cuh: mul_fr32_by_52(a, 16 w mod r) reduced once equals a w / 2^256 mod r, for random
+// a, w below r and the edge values; a flipped bit in the result is caught.
+int check_ntt52(long products) {
+    const big r = p_big<fp52::fr_params_t>();
+    big r_minus_1 = r;
+    sub_in_place(r_minus_1, big{1});
+    const big two256 = {0, 0, 0, 0, 1};
+    std::mt19937_64 rng(20261205);
+    auto to_u32 = [](const big& v, uint32_t (&x)[8]) {
+        for (int i = 0; i < 8; i++) x[i] = uint32_t(i / 2 < int(v.size()) ? v[i / 2] >> (32 * (i % 2)) : 0);
+    };
+    auto from_u32 = [](const uint32_t (&x)[8]) {
+        big v(4, 0);
+        for (int i = 0; i < 8; i++) v[i / 2] |= uint64_t(x[i]) << (32 * (i % 2));
+        return v;
+    };
+    auto random_below_r = [&] {
+        big v(4);
+        for (auto& w : v) w = rng();
+        return mod_p(v, r);
+    };
+    const big edges[] = {big{0}, big{1}, r_minus_1, big{0xffffffffu}};
+    for (long n = 0; n < products; n++) {
+        const big a = n < 16 ? edges[n % 4] : random_below_r(), w = n < 16 ? edges[n / 4] : random_below_r();
+        uint32_t a32[8], t32[8], out[8];
+        to_u32(a, a32);
+        to_u32(mod_p(mul_big(w, big{16}), r), t32);
+        uint64_t tl[5];
+        fp52::u32_to_limbs52(t32, tl);
+        double t[5];
+        for (int k = 0; k < 5; k++) t[k] = double(tl[k]);
+        fp52::mul_fr32_by_52(a32, t, out);
+        big c = from_u32(out);
+        if (compare(c, add(r, r)) >= 0) {
+            std::printf("FAIL ntt52: product %ld not below 2r\n", n);
+            return 1;
+        }
+        if (compare(c, r) >= 0) sub_in_place(c, r);
+        // c 2^256 = a w (mod r), and a flipped bit must break it.
+        const big want = mod_p(mul_big(a, w), r);
+        if (compare(mod_p(mul_big(c, two256), r), want) != 0) {
+            std::printf("FAIL ntt52: product %ld is not a w / 2^256 mod r\n", n);
+            return 1;
+        }
+        big flipped = c;
+        flipped[n % 4] ^= uint64_t(1) << (n % 64);
+        if (compare(mod_p(mul_big(flipped, two256), r), want) == 0) {
+            std::printf("FAIL ntt52: the check missed a flipped bit\n");
+            return 1;
+        }
+    }
+    std::printf("ntt52: %ld products of library-form Fr elements by fp52-form twiddles equal a w / 2^256 mod r "
+                "after one subtraction; a flipped bit is caught\n",
+                products);
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -281,5 +341,5 @@ int main(int argc, char** argv) {
     const long additions = argc > 2 ? std::atol(argv[2]) : 300;
     check_field<fp52::fp_params_t>("Fp", 381, products);
     check_field<fp52::fr_params_t>("Fr", 255, products);
-    return check_g1(additions);
+    return check_g1(additions) | check_ntt52(products / 10);
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the GPU tests and benchmarks (cargo xtask gpu-bundle) and cuzk with cuda, for sm_90,
 # and packs the binaries the queue runs (with tools/affine-experiment's affexp,
-# tools/fp64-experiment's fp64exp, and the supraseal peer when built) into devrun/b.tar.xz,
+# tools/fp64-experiment's fp64exp and nttmix, and the supraseal peer when built) into devrun/b.tar.xz,
 # under the device tool's 64 MiB.
 # BEFORE=ARCHIVE adds that earlier archive's bench_ntt as bench/bench_ntt_before, for the
 # queue's before-and-after step (ntt-ab).

@@ -82,8 +82,8 @@ step() {
     python3 $T/compare.py $R/ntt-before-*.json -- $R/ntt-after-*.json ;;
   affine) [ -x $B/affexp ] || { echo "no affexp in the bundle (tools/affine-experiment)"; return 1; }
     $B/affexp ;;
-  fp64) [ -x $B/fp64exp ] || { echo "no fp64exp in the bundle (tools/fp64-experiment)"; return 1; }
-    $B/fp64exp ;;
+  fp64) [ -x $B/fp64exp ] && [ -x $B/nttmix ] || { echo "no fp64exp or nttmix in the bundle (tools/fp64-experiment)"; return 1; }
+    $B/fp64exp && $B/nttmix ;;
   groth16) $B/bench/bench_groth16 --splits host,gpu --json $R/groth16.json sha:22 sha:24 mix:24 mix50:24 ;;
   gen-wpost) $B/cuzk params generate --sector-size 32GiB --kinds wpost --force --param-cache $PP ;;
   gen-porep) $B/cuzk params generate --sector-size 32GiB --kinds porep,winning --force --param-cache $PP ;;
