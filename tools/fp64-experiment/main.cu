@@ -37,26 +37,30 @@ struct chains_t {
     F x0, x1, y;
 };
 
+// The single-kind kernels stride over their n items by the grid, so that side by side each
+// can run on a grid that leaves room on every multiprocessor for the other's blocks.
 template <class F>
-__global__ void __launch_bounds__(BLOCK) int_chains(chains_t<F>* io, int steps) {
-    const size_t t = blockIdx.x * size_t(BLOCK) + threadIdx.x;
-    chains_t<F> c = io[t];
-    for (int s = 0; s < steps; s++) {
-        c.x0 = c.x0 * c.y;
-        c.x1 = c.x1 * c.y;
+__global__ void __launch_bounds__(BLOCK) int_chains(chains_t<F>* io, size_t n, int steps) {
+    for (size_t t = blockIdx.x * size_t(BLOCK) + threadIdx.x; t < n; t += size_t(gridDim.x) * BLOCK) {
+        chains_t<F> c = io[t];
+        for (int s = 0; s < steps; s++) {
+            c.x0 = c.x0 * c.y;
+            c.x1 = c.x1 * c.y;
+        }
+        io[t] = c;
     }
-    io[t] = c;
 }
 
 template <class P>
-__global__ void __launch_bounds__(BLOCK) fp52_chains(chains_t<fe_t<P>>* io, int steps) {
-    const size_t t = blockIdx.x * size_t(BLOCK) + threadIdx.x;
-    chains_t<fe_t<P>> c = io[t];
-    for (int s = 0; s < steps; s++) {
-        c.x0 = fp52::mul(c.x0, c.y);
-        c.x1 = fp52::mul(c.x1, c.y);
+__global__ void __launch_bounds__(BLOCK) fp52_chains(chains_t<fe_t<P>>* io, size_t n, int steps) {
+    for (size_t t = blockIdx.x * size_t(BLOCK) + threadIdx.x; t < n; t += size_t(gridDim.x) * BLOCK) {
+        chains_t<fe_t<P>> c = io[t];
+        for (int s = 0; s < steps; s++) {
+            c.x0 = fp52::mul(c.x0, c.y);
+            c.x1 = fp52::mul(c.x1, c.y);
+        }
+        io[t] = c;
     }
-    io[t] = c;
 }
 
 // One chain of each kind: x0 of the integer chains and x0 of the FP64 chains.
@@ -82,19 +86,22 @@ constexpr int ADDS_PER = 64;
 using int_affine_t = cuzk::ec_affine_t<cuzk::fp_t>;
 using int_xyzz_t = cuzk::ec_xyzz_t<cuzk::fp_t>;
 
-__global__ void __launch_bounds__(BLOCK) int_adds(const int_affine_t* pts, const uint32_t* idx, int_xyzz_t* out) {
-    const size_t t = blockIdx.x * size_t(BLOCK) + threadIdx.x;
-    int_xyzz_t acc = int_xyzz_t::inf();
-    for (int s = 0; s < ADDS_PER; s++) acc = acc.add_affine(pts[idx[t * ADDS_PER + s]]);
-    out[t] = acc;
+__global__ void __launch_bounds__(BLOCK)
+    int_adds(const int_affine_t* pts, const uint32_t* idx, int_xyzz_t* out, size_t n) {
+    for (size_t t = blockIdx.x * size_t(BLOCK) + threadIdx.x; t < n; t += size_t(gridDim.x) * BLOCK) {
+        int_xyzz_t acc = int_xyzz_t::inf();
+        for (int s = 0; s < ADDS_PER; s++) acc = acc.add_affine(pts[idx[t * ADDS_PER + s]]);
+        out[t] = acc;
+    }
 }
 
-__global__ void __launch_bounds__(BLOCK) fp52_adds(const fp52::affine52_t* pts, const uint32_t* idx,
-                                                   fp52::xyzz52_t* out) {
-    const size_t t = blockIdx.x * size_t(BLOCK) + threadIdx.x;
-    fp52::xyzz52_t acc = fp52::xyzz52_t::inf();
-    for (int s = 0; s < ADDS_PER; s++) acc = acc.add_affine(pts[idx[t * ADDS_PER + s]]);
-    out[t] = acc;
+__global__ void __launch_bounds__(BLOCK)
+    fp52_adds(const fp52::affine52_t* pts, const uint32_t* idx, fp52::xyzz52_t* out, size_t n) {
+    for (size_t t = blockIdx.x * size_t(BLOCK) + threadIdx.x; t < n; t += size_t(gridDim.x) * BLOCK) {
+        fp52::xyzz52_t acc = fp52::xyzz52_t::inf();
+        for (int s = 0; s < ADDS_PER; s++) acc = acc.add_affine(pts[idx[t * ADDS_PER + s]]);
+        out[t] = acc;
+    }
 }
 
 // One accumulator of each kind, the same indices into each kind's points.
@@ -151,6 +158,38 @@ fe_t<P> random_fe(std::mt19937_64& rng, int top_bits) {
 
 bool same_bytes(const void* a, const void* b, size_t n) { return std::memcmp(a, b, n) == 0; }
 
+// A grid of half the blocks of `kernel` that fit on the device at once (at least one a SM).
+unsigned half_grid(const void* kernel) {
+    int sms = 0, per_sm = 0;
+    CUZK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    CUZK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BLOCK, 0));
+    return unsigned(sms * (per_sm > 1 ? per_sm / 2 : 1));
+}
+
+// Two launches at once, each on its own stream, after the default stream's earlier work and
+// before its later work, so that launch_times' events on the default stream time both. The
+// other way to use both pipes: blocks of an integer kernel and of an FP64 kernel side by side
+// on each multiprocessor, each kernel with only its own registers, where a mixed kernel
+// needs the registers of both in every thread.
+struct side_by_side_t {
+    cuzk::stream_t s1, s2;
+    cuzk::event_t fork, join1, join2;
+    template <class A, class B>
+    void run(A launch_a, B launch_b) {
+        fork.record(nullptr);
+        CUZK_CUDA_CHECK(cudaStreamWaitEvent(s1, fork, 0));
+        CUZK_CUDA_CHECK(cudaStreamWaitEvent(s2, fork, 0));
+        launch_a(cudaStream_t(s1));
+        CUZK_LAUNCH_CHECK();
+        launch_b(cudaStream_t(s2));
+        CUZK_LAUNCH_CHECK();
+        join1.record(s1);
+        join2.record(s2);
+        CUZK_CUDA_CHECK(cudaStreamWaitEvent(nullptr, join1, 0));
+        CUZK_CUDA_CHECK(cudaStreamWaitEvent(nullptr, join2, 0));
+    }
+};
+
 // One field: F the library's type, P fp52's parameters; `top_bits` keeps fp52 inputs below 2p.
 // Returns the number of mismatches.
 template <class F, class P>
@@ -180,12 +219,12 @@ int run_field(const char* name, int top_bits, int blocks, int steps) {
     const double products = 2.0 * double(threads) * steps;
     const float int_ms = best_of([&] {
         int_io.copy_from(int_pristine);
-        int_chains<F><<<blocks, BLOCK>>>(int_io.get(), steps);
+        int_chains<F><<<blocks, BLOCK>>>(int_io.get(), threads, steps);
     });
     const std::vector<chains_t<F>> int_out = int_io.read();
     const float fp52_ms = best_of([&] {
         fp52_io.copy_from(fp52_pristine);
-        fp52_chains<P><<<blocks, BLOCK>>>(fp52_io.get(), steps);
+        fp52_chains<P><<<blocks, BLOCK>>>(fp52_io.get(), threads, steps);
     });
     const std::vector<chains_t<fe_t<P>>> fp52_out = fp52_io.read();
     const float mixed_ms = best_of([&] {
@@ -195,6 +234,16 @@ int run_field(const char* name, int top_bits, int blocks, int steps) {
     });
     const std::vector<chains_t<F>> mixed_int = int_io.read();
     const std::vector<chains_t<fe_t<P>>> mixed_fp52 = fp52_io.read();
+    side_by_side_t both;
+    const unsigned int_grid = half_grid((const void*)int_chains<F>), fp52_grid = half_grid((const void*)fp52_chains<P>);
+    const float side_ms = best_of([&] {
+        int_io.copy_from(int_pristine);
+        fp52_io.copy_from(fp52_pristine);
+        both.run([&](cudaStream_t s) { int_chains<F><<<int_grid, BLOCK, 0, s>>>(int_io.get(), threads, steps); },
+                 [&](cudaStream_t s) { fp52_chains<P><<<fp52_grid, BLOCK, 0, s>>>(fp52_io.get(), threads, steps); });
+    });
+    const bool side_bad = !same_bytes(int_io.read().data(), int_out.data(), threads * sizeof(chains_t<F>)) ||
+                          !same_bytes(fp52_io.read().data(), fp52_out.data(), threads * sizeof(chains_t<fe_t<P>>));
     // The resets inside the timed launches, alone, to take off.
     const float copy_int_ms = best_of([&] { int_io.copy_from(int_pristine); });
     const float copy_fp52_ms = best_of([&] { fp52_io.copy_from(fp52_pristine); });
@@ -215,17 +264,21 @@ int run_field(const char* name, int top_bits, int blocks, int steps) {
                      !same_bytes(&mixed_fp52[t].x0, &fp52_out[t].x0, sizeof(fe_t<P>));
 
     const double int_k = int_ms - copy_int_ms, fp52_k = fp52_ms - copy_fp52_ms,
-                 mixed_k = mixed_ms - copy_int_ms - copy_fp52_ms;
+                 mixed_k = mixed_ms - copy_int_ms - copy_fp52_ms, side_k = side_ms - copy_int_ms - copy_fp52_ms;
     std::printf("%zu threads x %d steps x 2 chains = %.0f M products a launch (the input resets taken off)\n",
                 threads, steps, products / 1e6);
     std::printf("%-30s %9s %12s\n", "kernel", "ms", "G products/s");
     std::printf("%-30s %9.3f %12.2f\n", "int (32-bit limbs)", int_k, products / int_k / 1e6);
     std::printf("%-30s %9.3f %12.2f\n", "fp52 (FP64, 52-bit limbs)", fp52_k, products / fp52_k / 1e6);
     std::printf("%-30s %9.3f %12.2f\n", "mixed (one chain of each)", mixed_k, products / mixed_k / 1e6);
-    std::printf("%s: mixed against int alone: %.2fx the products a second\n", name, int_k / mixed_k);
-    std::printf("fp52 chains against the host's: %s; mixed chains against the single-kind kernels': %s\n",
-                bad ? "DIFFER" : "equal (256 threads)", mixed_bad ? "DIFFER" : "equal (every thread)");
-    return bad + mixed_bad;
+    std::printf("%-30s %9.3f %12.2f\n", "side by side (two kernels)", side_k, 2 * products / side_k / 1e6);
+    std::printf("%s: mixed against int alone: %.2fx the products a second; side by side: %.2fx\n", name,
+                int_k / mixed_k, 2 * int_k / side_k);
+    std::printf("fp52 chains against the host's: %s; mixed chains against the single-kind kernels': %s; "
+                "side by side: %s\n",
+                bad ? "DIFFER" : "equal (256 threads)", mixed_bad ? "DIFFER" : "equal (every thread)",
+                side_bad ? "DIFFER" : "equal (every thread)");
+    return bad + mixed_bad + side_bad;
 }
 
 // The additions of 2^20 accumulators, 64 each, from 2^22 points. Returns the mismatches.
@@ -258,15 +311,30 @@ int run_additions() {
     device_array_t<int_xyzz_t> d_int_out{std::vector<int_xyzz_t>(threads)};
     device_array_t<fp52::xyzz52_t> d_fp52_out{std::vector<fp52::xyzz52_t>(threads)};
 
-    const float int_ms = best_of([&] { int_adds<<<blocks, BLOCK>>>(d_int_pts.get(), d_idx.get(), d_int_out.get()); });
+    const float int_ms =
+        best_of([&] { int_adds<<<blocks, BLOCK>>>(d_int_pts.get(), d_idx.get(), d_int_out.get(), threads); });
     const std::vector<int_xyzz_t> int_out = d_int_out.read();
-    const float fp52_ms = best_of([&] { fp52_adds<<<blocks, BLOCK>>>(d_fp52_pts.get(), d_idx.get(), d_fp52_out.get()); });
+    const float fp52_ms =
+        best_of([&] { fp52_adds<<<blocks, BLOCK>>>(d_fp52_pts.get(), d_idx.get(), d_fp52_out.get(), threads); });
     const std::vector<fp52::xyzz52_t> fp52_out = d_fp52_out.read();
     const float mixed_ms = best_of([&] {
         mixed_adds<<<blocks, BLOCK>>>(d_int_pts.get(), d_fp52_pts.get(), d_idx.get(), d_int_out.get(), d_fp52_out.get());
     });
     const std::vector<int_xyzz_t> mixed_int = d_int_out.read();
     const std::vector<fp52::xyzz52_t> mixed_fp52 = d_fp52_out.read();
+    side_by_side_t both;
+    const unsigned int_grid = half_grid((const void*)int_adds), fp52_grid = half_grid((const void*)fp52_adds);
+    const float side_ms = best_of([&] {
+        both.run(
+            [&](cudaStream_t s) {
+                int_adds<<<int_grid, BLOCK, 0, s>>>(d_int_pts.get(), d_idx.get(), d_int_out.get(), threads);
+            },
+            [&](cudaStream_t s) {
+                fp52_adds<<<fp52_grid, BLOCK, 0, s>>>(d_fp52_pts.get(), d_idx.get(), d_fp52_out.get(), threads);
+            });
+    });
+    const bool side_bad = !same_bytes(d_int_out.read().data(), int_out.data(), threads * sizeof(int_xyzz_t)) ||
+                          !same_bytes(d_fp52_out.read().data(), fp52_out.data(), threads * sizeof(fp52::xyzz52_t));
 
     int bad = 0;
     for (size_t t = 0; t < 64; t++) {
@@ -285,10 +353,13 @@ int run_additions() {
     std::printf("%-30s %9.3f %12.3f\n", "int (ec_xyzz_t<fp_t>)", int_ms, adds / int_ms / 1e6);
     std::printf("%-30s %9.3f %12.3f\n", "fp52 (xyzz52_t)", fp52_ms, adds / fp52_ms / 1e6);
     std::printf("%-30s %9.3f %12.3f\n", "mixed (one of each)", mixed_ms, 2 * adds / mixed_ms / 1e6);
-    std::printf("G1: mixed against int alone: %.2fx the additions a second\n", 2 * int_ms / mixed_ms);
-    std::printf("fp52 sums against the host's: %s; mixed sums against the single-kind kernels': %s\n",
-                bad ? "DIFFER" : "equal (64 accumulators)", mixed_bad ? "DIFFER" : "equal (every accumulator)");
-    return bad + mixed_bad;
+    std::printf("%-30s %9.3f %12.3f\n", "side by side (two kernels)", side_ms, 2 * adds / side_ms / 1e6);
+    std::printf("G1: mixed against int alone: %.2fx the additions a second; side by side: %.2fx\n",
+                2 * int_ms / mixed_ms, 2 * int_ms / side_ms);
+    std::printf("fp52 sums against the host's: %s; mixed sums against the single-kind kernels': %s; side by side: %s\n",
+                bad ? "DIFFER" : "equal (64 accumulators)", mixed_bad ? "DIFFER" : "equal (every accumulator)",
+                side_bad ? "DIFFER" : "equal (every accumulator)");
+    return bad + mixed_bad + int(side_bad);
 }
 
 int run() {
