@@ -104,6 +104,7 @@ __global__ void count_diff_kernel(const fr_t* a, const fr_t* b, size_t n, unsign
 // The power tables of the forward root, as ntt.cu's build_domain makes them.
 struct tables_t {
     cuzk::dev_ptr_t<fr_t> mem{8 * size_t(TABLE_LEN) + 2 * (MAX_LOG + 1) + 1, nullptr};
+    cuzk::dev_ptr_t<fr_t> roots{size_t(1) << ROOTS_LOG, nullptr};
     cuzk::dev_ptr_t<fr52_t> hi52{TABLE_LEN, nullptr};
     const fr_t* hi() const { return mem.get(); }
     const fr_t* lo() const { return mem.get() + TABLE_LEN; }
@@ -113,6 +114,8 @@ struct tables_t {
         domain_consts_kernel<<<1, 32>>>(consts, consts + MAX_LOG + 1, g_inv);
         CUZK_LAUNCH_CHECK();
         power_tables_kernel<<<TABLE_LEN / 128, 128>>>(mem.get(), g_inv);
+        CUZK_LAUNCH_CHECK();
+        roots_table_kernel<<<(1u << ROOTS_LOG) / 128, 128>>>(roots.get(), hi(), lo());
         CUZK_LAUNCH_CHECK();
         to_fr52_kernel<<<TABLE_LEN / 128, 128>>>(hi(), hi52.get(), TABLE_LEN);
         CUZK_LAUNCH_CHECK();
@@ -128,7 +131,7 @@ void forward_passes(fr_t* x, uint32_t L, const tables_t& t, uint32_t fp64_warps)
     for (uint32_t k : ks) {
         m -= k;
         const pass_t p = make_pass(L, k, m);
-        const pass_args_t a{x, nullptr, nullptr, p, t.hi(), t.lo(), scale_t{}, scale_t{}};
+        const pass_args_t a{x, nullptr, nullptr, p, t.hi(), t.lo(), t.roots.get(), scale_t{}, scale_t{}};
         const size_t smem = size_t(fr_t::N) * 4 * block_elems(p);
         if (fp64_warps == 0) {
             pass_kernel<false><<<block_count(p), block_threads(p), smem>>>(a);

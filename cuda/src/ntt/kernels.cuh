@@ -62,11 +62,12 @@ struct device_env_t {
 
 // One pass. DIT = false: the forward family (natural in, twiddle out); DIT = true: the
 // reverse family (twiddle in, natural out). One thread per 2^ROUND_LOG elements of the block;
-// dynamic shared memory: 8 words per element (32 KiB for a full block). At least three blocks
-// a SM: a thread holds eight elements and a product's operands; built for sm_90 the reverse
-// kernel takes 124 registers (four blocks fit), the forward one 141 (asked for four, it spills).
+// dynamic shared memory: 8 words per element (32 KiB for a full block). A thread holds eight
+// elements and a product's operands. Built for sm_90 the reverse kernel fits four blocks a SM
+// (122 registers, none spilled; left to three it takes 132), the forward one three (146;
+// asked for four, it spills).
 template <bool DIT>
-__global__ void __launch_bounds__(PASS_THREADS, 3) pass_kernel(const pass_args_t a) {
+__global__ void __launch_bounds__(PASS_THREADS, DIT ? 4 : 3) pass_kernel(const pass_args_t a) {
     extern __shared__ uint32_t sm[];
     const device_env_t env{};
     load_phase<fr_t, DIT>(env, a, sm, blockIdx.x, threadIdx.x, blockDim.x);
@@ -170,6 +171,14 @@ __global__ void power_tables_kernel(fr_t* tables, const fr_t* g_inv) {
         tables[(2 * t) * TABLE_LEN + j] = bases[t].pow(j << TABLE_BITS);
         tables[(2 * t + 1) * TABLE_LEN + j] = bases[t].pow(j);
     }
+}
+
+// out[j] = w_max^(j 2^(MAX_LOG - ROOTS_LOG)), j < 2^ROOTS_LOG, from w_max's split tables: the
+// powers of the 2^ROOTS_LOG-th root (and the same with w_max^-1's tables).
+__global__ void roots_table_kernel(fr_t* out, const fr_t* hi, const fr_t* lo) {
+    const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= (1u << ROOTS_LOG)) return;
+    out[j] = table_power<fr_t>(device_env_t{}, hi, lo, j << (MAX_LOG - ROOTS_LOG));
 }
 
 // out[j] = hi[j] * c1 (* c2 when set), j < count: a power table scaled by constants.

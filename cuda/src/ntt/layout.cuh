@@ -43,7 +43,13 @@ constexpr uint32_t PASS_THREADS = 1u << (BLOCK_LOG - ROUND_LOG);
 // Bits of a non-final pass at most, so that a block holds at least two adjacent groups
 // (64-byte runs of Fr elements in global memory).
 constexpr uint32_t INNER_PASS_MAX = BLOCK_LOG - 1;
+// Passes whose pass twiddle is a power of a root of order 2^ROOTS_LOG or less read it from one
+// table of the 2^ROOTS_LOG-th roots (8 MiB per direction) instead of forming it as a product
+// of two split-table entries: one Fr product an element fewer (the middle pass of 2^27, and
+// every twiddled pass up to 2^18).
+constexpr uint32_t ROOTS_LOG = 18;
 static_assert(MAX_LOG == 2 * TABLE_BITS, "two table lookups cover every exponent");
+static_assert(ROOTS_LOG <= MAX_LOG, "the roots table's root is a power of w_max");
 static_assert(BLOCK_LOG < TABLE_BITS, "in-block roots must be entries of the high table");
 
 // 2^L-bit reversal of i (1 <= L <= 32).
@@ -104,6 +110,13 @@ CUZK_NTT_HD uint32_t global_index(const pass_t& p, uint32_t block, uint32_t e, u
     uint32_t a = g >> p.m;
     c = g & ((1u << p.m) - 1);
     return (a << (p.k + p.m)) | (q << p.m) | c;
+}
+
+// The pass twiddle of element (q, c) is w_(2^(k+m))^(c bitrev_k(q)) (1 when m = 0). Whether
+// a pass takes it from the roots table, and its index there (roots[j] = w_(2^ROOTS_LOG)^j).
+CUZK_NTT_HD bool pass_uses_roots(const pass_t& p) { return p.m > 0 && p.k + p.m <= ROOTS_LOG; }
+CUZK_NTT_HD uint32_t roots_index(const pass_t& p, uint32_t q, uint32_t c) {
+    return (c * bitrev(q, p.k)) << (ROOTS_LOG - p.k - p.m);
 }
 
 // ---- register rounds ------------------------------------------------------------------------

@@ -30,11 +30,12 @@ namespace cuzk::ntt {
 namespace {
 
 // The constants of one device, built on first use and kept for the life of the process
-// (about 4 MiB; freeing them at exit would race the CUDA runtime's own teardown).
+// (about 20 MiB; freeing them at exit would race the CUDA runtime's own teardown).
 struct domain_t {
     // Index 0: the forward root w_max / the generator g; index 1: their inverses.
     const fr_t* w_hi[2];
     const fr_t* w_lo[2];
+    const fr_t* roots[2];  // [2^ROOTS_LOG]: the powers of w_max^(2^(MAX_LOG - ROOTS_LOG)), of its inverse
     const fr_t* g_hi[2];
     const fr_t* g_lo[2];
     const fr_t* n_inv;  // [MAX_LOG + 1]: 1/2^L
@@ -47,12 +48,14 @@ constexpr uint32_t PASS_SMEM_MAX = fr_t::N * 4u << BLOCK_LOG;
 
 domain_t build_domain() {
     const size_t consts = 2 * (MAX_LOG + 1) + 1;
-    const size_t total = 8 * size_t(TABLE_LEN) + consts;
+    const size_t roots_len = size_t(1) << ROOTS_LOG;
+    const size_t total = 8 * size_t(TABLE_LEN) + 2 * roots_len + consts;
     fr_t* mem = nullptr;
     // device-wide-ok: the tables are built once per device, when its locks are created
     CUZK_CUDA_CHECK(cudaMalloc(&mem, total * sizeof(fr_t)));
     fr_t* tables = mem;
-    fr_t* n_inv = mem + 8 * size_t(TABLE_LEN);
+    fr_t* roots = mem + 8 * size_t(TABLE_LEN);
+    fr_t* n_inv = roots + 2 * roots_len;
     fr_t* z_inv = n_inv + MAX_LOG + 1;
     fr_t* g_inv = z_inv + MAX_LOG + 1;
 
@@ -61,6 +64,12 @@ domain_t build_domain() {
     CUZK_LAUNCH_CHECK();
     power_tables_kernel<<<TABLE_LEN / 128, 128, 0, s>>>(tables, g_inv);
     CUZK_LAUNCH_CHECK();
+    for (int i = 0; i < 2; i++) {
+        roots_table_kernel<<<unsigned(roots_len / 128), 128, 0, s>>>(roots + i * roots_len,
+                                                                    tables + (2 * i) * size_t(TABLE_LEN),
+                                                                    tables + (2 * i + 1) * size_t(TABLE_LEN));
+        CUZK_LAUNCH_CHECK();
+    }
     s.sync();
 
     CUZK_CUDA_CHECK(cudaFuncSetAttribute(pass_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -75,6 +84,7 @@ domain_t build_domain() {
         if (i < 2) {
             d.w_hi[i] = hi;
             d.w_lo[i] = lo;
+            d.roots[i] = roots + i * roots_len;
         } else {
             d.g_hi[i - 2] = hi;
             d.g_lo[i - 2] = lo;
@@ -96,10 +106,11 @@ const domain_t& domain() {
     return *per_device[dev];
 }
 
+// One pass with the root tables of direction `root` (0: w, 1: w^-1).
 template <bool DIT>
-void launch_pass(fr_t* x, const fr_t* b, const fr_t* c, const pass_t& p, const fr_t* tw_hi, const fr_t* tw_lo,
+void launch_pass(fr_t* x, const fr_t* b, const fr_t* c, const pass_t& p, const domain_t& d, int root,
                  const scale_t& pre, const scale_t& post, cudaStream_t stream) {
-    const pass_args_t a{x, b, c, p, tw_hi, tw_lo, pre, post};
+    const pass_args_t a{x, b, c, p, d.w_hi[root], d.w_lo[root], d.roots[root], pre, post};
     const size_t smem = size_t(fr_t::N) * 4 * block_elems(p);
     pass_kernel<DIT><<<block_count(p), block_threads(p), smem, stream>>>(a);
     CUZK_LAUNCH_CHECK();
@@ -114,8 +125,8 @@ void dif(const domain_t& d, fr_t* x, uint32_t L, int root, const scale_t& pre, c
     for (size_t i = 0; i < ks.size(); i++) {
         m -= ks[i];
         bool first = i == 0, last = i + 1 == ks.size();
-        launch_pass<false>(x, first ? b : nullptr, first ? c : nullptr, make_pass(L, ks[i], m), d.w_hi[root],
-                           d.w_lo[root], first ? pre : scale_t{}, last ? post : scale_t{}, stream);
+        launch_pass<false>(x, first ? b : nullptr, first ? c : nullptr, make_pass(L, ks[i], m), d, root,
+                           first ? pre : scale_t{}, last ? post : scale_t{}, stream);
     }
 }
 
@@ -124,8 +135,7 @@ void dit(const domain_t& d, fr_t* x, uint32_t L, int root, cudaStream_t stream) 
     std::vector<uint32_t> ks = split(L);
     uint32_t m = 0;
     for (size_t i = ks.size(); i-- > 0;) {
-        launch_pass<true>(x, nullptr, nullptr, make_pass(L, ks[i], m), d.w_hi[root], d.w_lo[root], scale_t{},
-                          scale_t{}, stream);
+        launch_pass<true>(x, nullptr, nullptr, make_pass(L, ks[i], m), d, root, scale_t{}, scale_t{}, stream);
         m += ks[i];
     }
 }

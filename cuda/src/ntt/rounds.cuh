@@ -50,7 +50,8 @@ struct scale_of {
 
 // Everything a pass reads and writes. `b` and `c_in` make the first pass's load form
 // x * b - c_in, or x - c_in without b (the H pipeline's last transform). The pass twiddles and
-// the in-block roots come from the power tables of the transform's root (tw_hi, tw_lo).
+// the in-block roots come from the power tables of the transform's root (tw_hi, tw_lo) and its
+// table of 2^ROOTS_LOG-th roots (roots, for the passes layout.cuh's pass_uses_roots picks).
 template <class F>
 struct pass_args_of {
     F* x;
@@ -59,6 +60,7 @@ struct pass_args_of {
     pass_t p;
     const F* tw_hi;
     const F* tw_lo;
+    const F* roots;
     scale_of<F> pre;
     scale_of<F> post;
 };
@@ -96,12 +98,14 @@ CUZK_NTT_HD void smem_store(uint32_t* sm, uint32_t E, uint32_t e, const F& v) {
     for (int j = 0; j < F::N; j++) sm[j * E + x] = v.l[j];
 }
 
-// The pass twiddle w_(2^(k+m))^(c bitrev_k(q)): applied on the way out by the forward family
-// and on the way in by the reverse one (1 when m = 0).
+// v times the pass twiddle w_(2^(k+m))^(c bitrev_k(q)), for m > 0: applied on the way out by
+// the forward family and on the way in by the reverse one. One product with an entry of the
+// roots table where the pass's roots are in it, else two (the twiddle from the split tables).
 template <class F, class Env>
-CUZK_NTT_HD F pass_twiddle(const Env& env, const pass_args_of<F>& a, uint32_t q, uint32_t c) {
+CUZK_NTT_HD F apply_pass_twiddle(const Env& env, const pass_args_of<F>& a, F v, uint32_t q, uint32_t c) {
+    if (pass_uses_roots(a.p)) return env.mul_table(v, a.roots + roots_index(a.p, q, c));
     const uint32_t shift = MAX_LOG - a.p.k - a.p.m;
-    return table_power<F>(env, a.tw_hi, a.tw_lo, (c * bitrev(q, a.p.k)) << shift);
+    return env.mul(v, table_power<F>(env, a.tw_hi, a.tw_lo, (c * bitrev(q, a.p.k)) << shift));
 }
 
 // Thread `tid` of `threads` loads its elements of block `block` into shared memory `sm`.
@@ -117,7 +121,7 @@ CUZK_NTT_HD void load_phase(const Env& env, const pass_args_of<F>& a, uint32_t* 
         F v = a.x[gi];
         if (a.c_in != nullptr) v = (a.b != nullptr ? env.mul_table(v, a.b + gi) : v) - a.c_in[gi];
         v = apply_scale<F>(env, a.pre, v, gi, p.L);
-        if (DIT && p.m > 0) v = env.mul(v, pass_twiddle<F>(env, a, q, c));
+        if (DIT && p.m > 0) v = apply_pass_twiddle<F>(env, a, v, q, c);
         smem_store<F>(sm, E, e, v);
     }
 }
@@ -192,7 +196,7 @@ CUZK_NTT_HD void store_phase(const Env& env, const pass_args_of<F>& a, const uin
         uint32_t q, c;
         const uint32_t gi = global_index(p, block, e, q, c);
         F v = smem_load<F>(sm, E, e);
-        if (!DIT && p.m > 0) v = env.mul(v, pass_twiddle<F>(env, a, q, c));
+        if (!DIT && p.m > 0) v = apply_pass_twiddle<F>(env, a, v, q, c);
         v = apply_scale<F>(env, a.post, v, gi, p.L);
         a.x[gi] = v;
     }

@@ -72,6 +72,14 @@ struct tables {
     fe at(uint64_t e) const { return mul(hi[(e >> TABLE_BITS) & TABLE_MASK], lo[e & TABLE_MASK]); }
 };
 
+// The device's table of 2^ROOTS_LOG-th roots: the powers of base^(2^(MAX_LOG - ROOTS_LOG)).
+struct root_tables : tables {
+    std::vector<fe> roots;
+    explicit root_tables(fe base) : tables(base), roots(size_t(1) << ROOTS_LOG) {
+        for (uint32_t j = 0; j < roots.size(); j++) roots[j] = at(uint64_t(j) << (MAX_LOG - ROOTS_LOG));
+    }
+};
+
 // ---- 1. structure, without data -----------------------------------------------------------
 
 void check_banks(const char* what, uint32_t L, const std::vector<uint32_t>& pos_of_lane) {
@@ -98,6 +106,7 @@ void check_pass_structure(uint32_t L, const pass_t& p, bool dit, std::vector<uin
                 if (gi >> L || hit[gi]) fail("global index", L, "not a bijection");
                 hit[gi] = 1;
                 if (q >> p.k || c >> p.m) fail("global index", L, "q or c out of range");
+                if (pass_uses_roots(p) && roots_index(p, q, c) >> ROOTS_LOG) fail("roots", L, "index outside the table");
             }
     }
     // Loads and stores: warps of consecutive elements.
@@ -200,27 +209,33 @@ void run_pass(const pass_args_of<fe>& a) {
 }
 
 // The forward family (as ntt.cu's dif): natural order in, bit-reversed out.
-void dif(std::vector<fe>& x, uint32_t L, const tables& w, const scale_of<fe>& pre, const scale_of<fe>& post,
+void dif(std::vector<fe>& x, uint32_t L, const root_tables& w, const scale_of<fe>& pre, const scale_of<fe>& post,
          const fe* b, const fe* c) {
     const std::vector<uint32_t> ks = split(L);
     uint32_t m = L;
     for (size_t i = 0; i < ks.size(); i++) {
         m -= ks[i];
         const bool first = i == 0, last = i + 1 == ks.size();
-        const pass_args_of<fe> a{x.data(),    first ? b : nullptr, first ? c : nullptr, make_pass(L, ks[i], m),
-                                 w.hi.data(), w.lo.data(),         first ? pre : scale_of<fe>{},
+        const pass_args_of<fe> a{x.data(),
+                                 first ? b : nullptr,
+                                 first ? c : nullptr,
+                                 make_pass(L, ks[i], m),
+                                 w.hi.data(),
+                                 w.lo.data(),
+                                 w.roots.data(),
+                                 first ? pre : scale_of<fe>{},
                                  last ? post : scale_of<fe>{}};
         run_pass<false>(a);
     }
 }
 
 // The reverse family (as ntt.cu's dit): bit-reversed order in, natural out.
-void dit(std::vector<fe>& x, uint32_t L, const tables& w) {
+void dit(std::vector<fe>& x, uint32_t L, const root_tables& w) {
     const std::vector<uint32_t> ks = split(L);
     uint32_t m = 0;
     for (size_t i = ks.size(); i-- > 0;) {
-        const pass_args_of<fe> a{x.data(), nullptr, nullptr, make_pass(L, ks[i], m), w.hi.data(), w.lo.data(),
-                                 scale_of<fe>{}, scale_of<fe>{}};
+        const pass_args_of<fe> a{x.data(),   nullptr,     nullptr,        make_pass(L, ks[i], m), w.hi.data(),
+                                 w.lo.data(), w.roots.data(), scale_of<fe>{}, scale_of<fe>{}};
         run_pass<true>(a);
         m += ks[i];
     }
@@ -276,7 +291,8 @@ void check_transforms(uint32_t max_log) {
     while (power(fe::of(g), (P - 1) / 2) == fe::of(1) || power(fe::of(g), (P - 1) / 3) == fe::of(1)) g++;
     const fe w_max = power(fe::of(g), (P - 1) >> MAX_LOG), w_max_inv = inverse(w_max);
     if (power(w_max, uint64_t(1) << (MAX_LOG - 1)) == fe::of(1)) fail("setup", MAX_LOG, "w_max not primitive");
-    const tables tw(w_max), tw_inv(w_max_inv), coset(fe::of(g)), scale(fe::of(5));
+    const root_tables tw(w_max), tw_inv(w_max_inv);
+    const tables coset(fe::of(g)), scale(fe::of(5));
     std::mt19937_64 rng(0x6e7474);
     auto random_vec = [&](uint32_t n) {
         std::vector<fe> v(n);
