@@ -66,17 +66,7 @@ struct mixed_env_t {
 template <bool DIT>
 __global__ void __launch_bounds__(PASS_THREADS, 3)
     mixed_pass_kernel(const pass_args_t a, const fr52_t* hi52, uint32_t fp64_warps) {
-    extern __shared__ uint32_t sm[];
-    const mixed_env_t env{((fp64_warps >> (threadIdx.x >> 5)) & 1) ? hi52 : nullptr};
-    load_phase<fr_t, DIT>(env, a, sm, blockIdx.x, threadIdx.x, blockDim.x);
-    __syncthreads();
-    const uint32_t rounds = round_count(a.p.k);
-#pragma unroll 1
-    for (uint32_t i = 0; i < rounds; i++) {
-        round_phase<fr_t, DIT>(env, a, sm, i, threadIdx.x, blockDim.x);
-        __syncthreads();
-    }
-    store_phase<fr_t, DIT>(env, a, sm, blockIdx.x, threadIdx.x, blockDim.x);
+    run_pass<DIT>(mixed_env_t{((fp64_warps >> (threadIdx.x >> 5)) & 1) ? hi52 : nullptr}, a);
 }
 
 // Pseudo-random elements below 2^252 < r (a hash of the index; the values only need to vary).

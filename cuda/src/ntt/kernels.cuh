@@ -60,16 +60,12 @@ struct device_env_t {
     __device__ __forceinline__ fr_t table(const fr_t* p) const { return ldg(p); }
 };
 
-// One pass. DIT = false: the forward family (natural in, twiddle out); DIT = true: the
-// reverse family (twiddle in, natural out). One thread per 2^ROUND_LOG elements of the block;
-// dynamic shared memory: 8 words per element (32 KiB for a full block). A thread holds eight
-// elements and a product's operands. Built for sm_90 the reverse kernel fits four blocks a SM
-// (122 registers, none spilled; left to three it takes 132), the forward one three (146;
-// asked for four, it spills).
-template <bool DIT>
-__global__ void __launch_bounds__(PASS_THREADS, DIT ? 4 : 3) pass_kernel(const pass_args_t a) {
+// A pass's block as the GPU runs it: rounds.cuh's phases with barriers between them, in the
+// block's dynamic shared memory. The body of pass_kernel, and of tools/fp64-experiment's
+// variant with another environment.
+template <bool DIT, class Env>
+__device__ __forceinline__ void run_pass(const Env& env, const pass_args_t& a) {
     extern __shared__ uint32_t sm[];
-    const device_env_t env{};
     load_phase<fr_t, DIT>(env, a, sm, blockIdx.x, threadIdx.x, blockDim.x);
     __syncthreads();
     const uint32_t rounds = round_count(a.p.k);
@@ -79,6 +75,17 @@ __global__ void __launch_bounds__(PASS_THREADS, DIT ? 4 : 3) pass_kernel(const p
         __syncthreads();
     }
     store_phase<fr_t, DIT>(env, a, sm, blockIdx.x, threadIdx.x, blockDim.x);
+}
+
+// One pass. DIT = false: the forward family (natural in, twiddle out); DIT = true: the
+// reverse family (twiddle in, natural out). One thread per 2^ROUND_LOG elements of the block;
+// dynamic shared memory: 8 words per element (32 KiB for a full block). A thread holds eight
+// elements and a product's operands. Built for sm_90 the reverse kernel fits four blocks a SM
+// (122 registers, none spilled; left to three it takes 132), the forward one three (146;
+// asked for four, it spills).
+template <bool DIT>
+__global__ void __launch_bounds__(PASS_THREADS, DIT ? 4 : 3) pass_kernel(const pass_args_t a) {
+    run_pass<DIT>(device_env_t{}, a);
 }
 
 // In-place bit-reversal permutation of 2^L elements, scaling each element by `post` at its
