@@ -1,8 +1,7 @@
 // NTT kernels over Fr: the radix-2^k passes, the bit-reversal permutation and table builders.
 //
 // A pass (layout.cuh) does k radix-2 stages on blocks of 2^10 elements (2^L for smaller
-// transforms): the forward ("DIF")
-// family, for the pass's k bits q above m bits c,
+// transforms): the forward ("DIF") family, for the pass's k bits q above m bits c,
 //
 //     Y[k1] = sum_q x[a, q, c] w_(2^k)^(q k1)           (k stages, in register rounds)
 //     x[a, bitrev_k(k1), c] = Y[k1] * w_(2^(k+m))^(c k1)  (twiddle on the way out; 1 if m = 0)
@@ -15,7 +14,8 @@
 // phases of rounds.cuh with barriers between them.
 //
 // Twiddles: every power of w_max (a primitive 2^28-th root) is hi[e >> 14] * lo[e & 0x3fff];
-// the roots of the in-block stages, w_(2^(h+1)), are all entries of hi. Each pass can also
+// the roots of the in-block stages, w_(2^(h+1)), are all entries of hi, and the pass twiddles
+// of passes spanning at most 2^ROOTS_LOG are entries of one table of roots. Each pass can also
 // multiply elements by a scale factor (a constant, or s * g^i from split power tables) on
 // load or store, and the first pass of the H pipeline can form a*b - c as it loads.
 #pragma once
@@ -45,9 +45,10 @@ __device__ __forceinline__ fr_t ldg(const fr_t* p) {
 }
 
 // An Fr product with a table entry, as a call: a thread makes up to 12 of them in a round
-// (three stages of four butterflies), and inlined they made a kernel too large for the instruction cache (504 KiB of code; the warps
-// stalled on fetching instructions more than on anything else). Static: only ntt.cu includes
-// this header.
+// (three stages of four butterflies), and inlined they made a kernel too large for the
+// instruction cache (504 KiB of code; the warps stalled on fetching instructions more than on
+// anything else). Static: each program that includes this header (the library through ntt.cu,
+// tools/fp64-experiment's nttmix) has its own copy.
 static __device__ __noinline__ fr_t fr_mul_table_call(fr_t a, const fr_t* p) { return a * ldg(p); }
 
 // The device side of rounds.cuh's environment.
