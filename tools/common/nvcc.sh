@@ -6,4 +6,6 @@ nvcc=${NVCC:-$(ls "$tools_root"/.cache/cuda-toolchain/venv/lib/python3*/site-pac
   command -v nvcc || true)}
 [ -n "$nvcc" ] || { echo "no nvcc: set NVCC or run cargo xtask cuda-toolchain" >&2; exit 1; }
 nvcc_libs=()
-[ -d "$(dirname "$(dirname "$nvcc")")/lib" ] && nvcc_libs=(-L"$(dirname "$(dirname "$nvcc")")/lib")
+# An if, not `[ ] && ...`: sourced by scripts under `set -e`, a false test as this file's last
+# command would end them silently (the GPU machine's nvcc has lib64, not lib).
+if [ -d "$(dirname "$(dirname "$nvcc")")/lib" ]; then nvcc_libs=(-L"$(dirname "$(dirname "$nvcc")")/lib"); fi
