@@ -1,0 +1,51 @@
+//! The device field arithmetic checked on the CPU, without a GPU or nvcc.
+//!
+//! `field_emulator/main.cpp` includes `src/ff/bls12_381.cuh` (and so `mont.cuh`) with a host
+//! C++ compiler; `ff/ptx.cuh` models the carry-chain instructions in C++ there. Every product,
+//! square, sum of products, `mul_sub`, addition, subtraction, conversion and inverse of Fp and
+//! Fr is compared with big-integer arithmetic on edge and seeded random values. It needs `c++`
+//! (or `$CXX`).
+
+use std::path::Path;
+use std::process::Command;
+
+#[test]
+fn field_arithmetic_matches_big_integers_on_the_cpu() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let source = manifest.join("tests/field_emulator/main.cpp");
+    let binary = Path::new(env!("CARGO_TARGET_TMPDIR")).join("field_emulator");
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
+    let built = Command::new(&cxx)
+        .args([
+            "-std=c++17",
+            "-O2",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-Wno-unknown-pragmas",
+            "-I",
+        ])
+        .arg(manifest.join("src"))
+        .arg(&source)
+        .arg("-o")
+        .arg(&binary)
+        .output()
+        .unwrap_or_else(|e| panic!("running {cxx} (a host C++ compiler is needed): {e}"));
+    assert!(
+        built.status.success(),
+        "building the field emulator failed:\n{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let run = Command::new(&binary)
+        .arg("200")
+        .output()
+        .expect("running the field emulator");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "field emulator: {}{}",
+        stdout,
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(stdout.contains("Fp: ") && stdout.contains("Fr: "), "{stdout}");
+}

@@ -1,0 +1,263 @@
+// The device field arithmetic (ff/mont.cuh over ff/bls12_381.cuh) run on the CPU and checked
+// against big-integer arithmetic written here from the definitions. ff/ptx.cuh models its
+// carry-chain instructions in C++ when no CUDA compiler is present, so the very code the
+// kernels use (products, squares, sums of products, conversions, inverse) runs unchanged.
+// Built and run by field_emulated.rs.
+//
+// For Fp and Fr: values at the edges (0, 1, p - 1, p - 2, limbs of all ones below p, halves
+// equal, halves in either order) and seeded random values; each operation's result must equal
+// the reference exactly (mont_t keeps elements fully reduced). A product with one bit of an
+// operand flipped must differ from the reference, so that a comparison that always passes
+// would be caught. Prints one line per field; exits non-zero at the first mismatch.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __noinline__
+#define __constant__
+inline uint32_t __funnelshift_l(uint32_t lo, uint32_t hi, uint32_t shift) {
+    return uint32_t(((uint64_t(hi) << 32 | lo) << (shift & 31)) >> 32);
+}
+
+#include "ff/bls12_381.cuh"
+
+namespace {
+
+using cuzk::fp_t;
+using cuzk::fr_t;
+
+// Little-endian 32-bit limbs, any length; values are kept trimmed of nothing (fixed width
+// where it matters is the caller's business).
+using big = std::vector<uint32_t>;
+
+big trimmed(big a) {
+    while (!a.empty() && a.back() == 0) a.pop_back();
+    return a;
+}
+int cmp(const big& x, const big& y) {
+    const big a = trimmed(x), b = trimmed(y);
+    if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
+    for (size_t i = a.size(); i-- > 0;)
+        if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+big add(const big& a, const big& b) {
+    big r(std::max(a.size(), b.size()) + 1, 0);
+    uint64_t c = 0;
+    for (size_t i = 0; i < r.size(); i++) {
+        c += uint64_t(i < a.size() ? a[i] : 0) + (i < b.size() ? b[i] : 0);
+        r[i] = uint32_t(c);
+        c >>= 32;
+    }
+    return trimmed(r);
+}
+// a - b for a >= b.
+big sub(const big& a, const big& b) {
+    big r(a.size(), 0);
+    int64_t c = 0;
+    for (size_t i = 0; i < a.size(); i++) {
+        c += int64_t(a[i]) - (i < b.size() ? b[i] : 0);
+        r[i] = uint32_t(c);
+        c = c < 0 ? -1 : 0;
+    }
+    if (c != 0) {
+        std::fprintf(stderr, "reference: negative difference\n");
+        std::exit(2);
+    }
+    return trimmed(r);
+}
+big mul(const big& a, const big& b) {
+    big r(a.size() + b.size() + 1, 0);
+    for (size_t i = 0; i < a.size(); i++) {
+        uint64_t c = 0;
+        for (size_t j = 0; j < b.size(); j++) {
+            c += uint64_t(a[i]) * b[j] + r[i + j];
+            r[i + j] = uint32_t(c);
+            c >>= 32;
+        }
+        for (size_t k = i + b.size(); c; k++) {
+            c += r[k];
+            r[k] = uint32_t(c);
+            c >>= 32;
+        }
+    }
+    return trimmed(r);
+}
+big shr1(big a) {
+    for (size_t i = 0; i < a.size(); i++) a[i] = (a[i] >> 1) | (i + 1 < a.size() ? a[i + 1] << 31 : 0);
+    return trimmed(a);
+}
+big mod(big a, const big& p) {
+    // Shift-and-subtract: long division by p, one bit at a time.
+    big r;
+    for (size_t i = a.size() * 32; i-- > 0;) {
+        r = add(r, r);
+        if ((a[i / 32] >> (i % 32)) & 1) r = add(r, big{1});
+        if (cmp(r, p) >= 0) r = sub(r, p);
+    }
+    return r;
+}
+// t * 2^-bits mod p, one bit at a time (add p when odd, halve): Montgomery's reduction from
+// its definition, independent of the limb-wise algorithms under test.
+big redc(big t, const big& p, int bits) {
+    for (int i = 0; i < bits; i++) {
+        if (!t.empty() && (t[0] & 1)) t = add(t, p);
+        t = shr1(t);
+    }
+    return mod(t, p);
+}
+
+template <class F>
+struct field_ref {
+    big p;
+    int bits = 32 * F::N;
+    field_ref() {
+        for (int i = 0; i < F::N; i++) p.push_back(F::modulus().l[i]);
+        p = trimmed(p);
+    }
+    big of(const F& x) const {
+        big r(x.l, x.l + F::N);
+        return trimmed(r);
+    }
+    F to(const big& x) const {
+        F r;
+        for (int i = 0; i < F::N; i++) r.l[i] = i < int(x.size()) ? x[i] : 0;
+        return r;
+    }
+    big mont_mul(const big& a, const big& b) const { return redc(mul(a, b), p, bits); }
+    big add_mod(const big& a, const big& b) const { return mod(add(a, b), p); }
+    big sub_mod(const big& a, const big& b) const { return mod(sub(add(a, p), b), p); }
+};
+
+[[noreturn]] void fail(const char* field, const std::string& what, const big& want, const big& got) {
+    std::fprintf(stderr, "FAIL %s %s\n  want", field, what.c_str());
+    for (size_t i = want.size(); i-- > 0;) std::fprintf(stderr, " %08x", want[i]);
+    std::fprintf(stderr, "\n  got ");
+    for (size_t i = got.size(); i-- > 0;) std::fprintf(stderr, " %08x", got[i]);
+    std::fprintf(stderr, "\n");
+    std::exit(1);
+}
+
+// Edge values and `count` seeded random ones, all below p.
+template <class F>
+std::vector<big> samples(const field_ref<F>& ref, std::mt19937_64& rng, int count) {
+    std::vector<big> v;
+    const big& p = ref.p;
+    v.push_back({});
+    v.push_back({1});
+    v.push_back(sub(p, {1}));
+    v.push_back(sub(p, {2}));
+    v.push_back(shr1(p));
+    // All-ones limbs in the low half, the high half, and everywhere below the top limb.
+    for (int lo_half = 0; lo_half < 3; lo_half++) {
+        big x(F::N, 0);
+        for (int i = 0; i < F::N - 1; i++)
+            if (lo_half == 2 || (lo_half == 0) == (i < F::N / 2)) x[i] = 0xffffffffu;
+        v.push_back(mod(x, p));
+    }
+    // Halves equal, and each half the larger (the Karatsuba differences' signs and zero).
+    for (int k = 0; k < 4; k++) {
+        big x(F::N, 0);
+        for (int i = 0; i < F::N / 2; i++) {
+            const uint32_t w = uint32_t(rng());
+            x[i] = w;
+            x[i + F::N / 2] = k == 0 ? w : k == 1 ? w >> 4 : (i == F::N / 2 - 1 ? w >> 4 : w);
+        }
+        if (k == 2) std::swap(x[0], x[F::N / 2]);
+        v.push_back(mod(x, p));
+    }
+    for (int k = 0; k < count; k++) {
+        big x(F::N);
+        for (auto& w : x) w = uint32_t(rng());
+        v.push_back(mod(x, p));
+    }
+    return v;
+}
+
+template <class F, int K>
+void check_sums(const char* name, const field_ref<F>& ref, const std::vector<big>& v, std::mt19937_64& rng) {
+    for (int trial = 0; trial < 200; trial++) {
+        F a[K], b[K];
+        big want;
+        for (int k = 0; k < K; k++) {
+            const big& x = v[rng() % v.size()];
+            const big& y = v[rng() % v.size()];
+            a[k] = ref.to(x);
+            b[k] = ref.to(y);
+            want = add(want, mul(x, y));
+        }
+        want = redc(want, ref.p, ref.bits);
+        const big got = ref.of(F::template sum_of_products<K>(a, b));
+        if (cmp(got, want) != 0) fail(name, "sum_of_products<" + std::to_string(K) + ">", want, got);
+    }
+}
+
+template <class F>
+void check_field(const char* name, std::mt19937_64& rng, int count) {
+    const field_ref<F> ref;
+    const std::vector<big> v = samples(ref, rng, count);
+    size_t checked = 0;
+    for (size_t i = 0; i < v.size(); i++) {
+        const F a = ref.to(v[i]);
+        for (size_t j = 0; j < v.size(); j += (i < 16 ? 1 : 7)) {
+            const F b = ref.to(v[j]);
+            const big want = ref.mont_mul(v[i], v[j]);
+            big got = ref.of(a * b);
+            if (cmp(got, want) != 0) fail(name, "a * b", want, got);
+            got = ref.of(a + b);
+            if (cmp(got, ref.add_mod(v[i], v[j])) != 0) fail(name, "a + b", ref.add_mod(v[i], v[j]), got);
+            got = ref.of(a - b);
+            if (cmp(got, ref.sub_mod(v[i], v[j])) != 0) fail(name, "a - b", ref.sub_mod(v[i], v[j]), got);
+            const F c = ref.to(v[(i + j + 1) % v.size()]), d = ref.to(v[(3 * i + j) % v.size()]);
+            const big cd = ref.mont_mul(ref.of(c), ref.of(d));
+            got = ref.of(F::mul_sub(a, b, c, d));
+            if (cmp(got, ref.sub_mod(want, cd)) != 0) fail(name, "mul_sub", ref.sub_mod(want, cd), got);
+            checked++;
+        }
+        const big sq = ref.mont_mul(v[i], v[i]);
+        if (cmp(ref.of(a.sqr()), sq) != 0) fail(name, "sqr", sq, ref.of(a.sqr()));
+        const big canon = redc(v[i], ref.p, ref.bits);
+        if (cmp(ref.of(a.to_canonical()), canon) != 0) fail(name, "to_canonical", canon, ref.of(a.to_canonical()));
+        if (cmp(ref.of(a.to_canonical().from_canonical()), v[i]) != 0)
+            fail(name, "from_canonical(to_canonical)", v[i], ref.of(a.to_canonical().from_canonical()));
+    }
+    // The inverse of a few values: x * x^-1 is one.
+    for (size_t i = 1; i < 6; i++) {
+        const F a = ref.to(v[i + 4]);
+        if (a.is_zero()) continue;
+        if (!(a * a.inverse()).is_one()) fail(name, "x * inverse(x)", ref.of(F::one()), ref.of(a * a.inverse()));
+    }
+    // Sums of products, as many terms as the field allows (K p < R).
+    check_sums<F, 1>(name, ref, v, rng);
+    check_sums<F, 2>(name, ref, v, rng);
+    if constexpr (F::N == 12) {
+        check_sums<F, 4>(name, ref, v, rng);
+        check_sums<F, 9>(name, ref, v, rng);
+    }
+    // The comparison can fail: one flipped bit gives a different product.
+    big x = v[v.size() - 1], y = v[v.size() - 2];
+    const F a = ref.to(x), b = ref.to(y);
+    x[0] ^= 1;
+    if (cmp(ref.of(a * b), ref.mont_mul(x, y)) == 0) {
+        std::fprintf(stderr, "FAIL %s: a product equals the reference of a different operand\n", name);
+        std::exit(1);
+    }
+    std::printf("%s: %zu products, sums, differences and mul_sub, %zu squares and conversions equal\n", name,
+                checked, v.size());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int count = argc > 1 ? std::atoi(argv[1]) : 200;
+    std::mt19937_64 rng(20261205);
+    check_field<fp_t>("Fp", rng, count);
+    check_field<fr_t>("Fr", rng, count);
+    return 0;
+}
