@@ -1,0 +1,82 @@
+// msmexp: the library's G1 MSM (msm/pippenger.cuh through msm_device) alone, on random
+// inputs generated on the GPU, for comparing builds of two source trees (build.sh) on one
+// machine: per size, the MSM's median of seven after two warm-ups (tools/common/timing.cuh),
+// its stages from the MSM's own events, and a hash of the result, which two builds of the
+// same arithmetic must share. The points are random field elements, not curve points: the
+// additions cost the same, and every build sees the same ones.
+//   msmexp [LOG2 ...]     (default 22 24 26)
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <vector>
+
+#include "msm/msm.cuh"
+#include "timing.cuh"
+
+using namespace cuzk;
+
+namespace {
+
+__device__ __host__ uint64_t splitmix(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+// n words per element, the top one masked below the modulus's top limb.
+__global__ void random_kernel(uint32_t* out, size_t count, uint32_t words, uint32_t top_mask, uint64_t seed) {
+    const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    if (i >= count * words) return;
+    uint32_t v = uint32_t(splitmix(seed ^ i));
+    if (i % words == words - 1) v &= top_mask;
+    out[i] = v;
+}
+
+uint64_t hash_bytes(const void* p, size_t len) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < len; i++) h = (h ^ static_cast<const uint8_t*>(p)[i]) * 0x100000001b3ull;
+    return h;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+    std::vector<int> logs;
+    for (int i = 1; i < argc; i++) logs.push_back(std::atoi(argv[i]));
+    if (logs.empty()) logs = {22, 24, 26};
+    std::printf("G1 MSM, random inputs, median of 7 after 2 (ms)\n");
+    std::printf("  size      MSM     sort  buckets   reduce   result hash\n");
+    for (int log_n : logs) {
+        const size_t n = size_t(1) << log_n;
+        affine_t* points;
+        fr_t* scalars;
+        jacobian_t* out;
+        CUZK_CUDA_CHECK(cudaMalloc(&points, n * sizeof(affine_t)));
+        CUZK_CUDA_CHECK(cudaMalloc(&scalars, n * sizeof(fr_t)));
+        CUZK_CUDA_CHECK(cudaMalloc(&out, sizeof(jacobian_t)));
+        // Coordinates below 2^380 < p, scalars below 2^254 < r.
+        random_kernel<<<unsigned((n * 24 + 255) / 256), 256>>>(reinterpret_cast<uint32_t*>(points), n * 2, 12,
+                                                                0x0fffffffu, 1);
+        random_kernel<<<unsigned((n * 8 + 255) / 256), 256>>>(reinterpret_cast<uint32_t*>(scalars), n, 8, 0x3fffffffu,
+                                                               2);
+        CUZK_LAUNCH_CHECK();
+        msm::msm_profile_t profile;
+        const float ms = median_of([&] { msm::msm_device<g1_t>(points, scalars, n, out, 0, &profile); });
+        jacobian_t h_out;
+        CUZK_CUDA_CHECK(cudaMemcpy(&h_out, out, sizeof(h_out), cudaMemcpyDeviceToHost));
+        std::printf("  2^%-4d %8.2f %8.2f %8.2f %8.2f   %016llx\n", log_n, ms, profile.sorted.since(profile.begin),
+                    profile.summed.since(profile.sorted), profile.done.since(profile.summed),
+                    static_cast<unsigned long long>(hash_bytes(&h_out, sizeof(h_out))));
+        CUZK_CUDA_CHECK(cudaFree(points));
+        CUZK_CUDA_CHECK(cudaFree(scalars));
+        CUZK_CUDA_CHECK(cudaFree(out));
+    }
+    return 0;
+} catch (const std::exception& e) {
+    std::fprintf(stderr, "msmexp: %s\n", e.what());
+    return 1;
+}
