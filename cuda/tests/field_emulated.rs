@@ -1,10 +1,10 @@
 //! The device field arithmetic checked on the CPU, without a GPU or nvcc.
 //!
-//! `field_emulator/main.cpp` includes `src/ff/bls12_381.cuh` (and so `mont.cuh`) with a host
-//! C++ compiler; `ff/ptx.cuh` models the carry-chain instructions in C++ there. Every product,
-//! square, sum of products, `mul_sub`, addition, subtraction, conversion and inverse of Fp and
-//! Fr is compared with big-integer arithmetic on edge and seeded random values. It needs `c++`
-//! (or `$CXX`).
+//! `field_emulator/main.cpp` includes `src/ff/bls12_381.cuh` and `src/ff/fp2.cuh` (and so
+//! `mont.cuh`) with a host C++ compiler; `ff/ptx.cuh` models the carry-chain instructions in C++
+//! there. Every product, square, sum of products, `mul_sub`, addition, subtraction, conversion
+//! and inverse of Fp and Fr, and Fp2's products, `mul_sub` and squares, is compared with
+//! big-integer arithmetic on edge and seeded random values. It needs `c++` (or `$CXX`).
 
 use std::path::Path;
 use std::process::Command;
@@ -47,5 +47,8 @@ fn field_arithmetic_matches_big_integers_on_the_cpu() {
         stdout,
         String::from_utf8_lossy(&run.stderr)
     );
-    assert!(stdout.contains("Fp: ") && stdout.contains("Fr: "), "{stdout}");
+    assert!(
+        stdout.contains("Fp: ") && stdout.contains("Fr: ") && stdout.contains("Fp2: "),
+        "{stdout}"
+    );
 }
