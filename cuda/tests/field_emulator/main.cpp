@@ -1,14 +1,15 @@
 // The device field arithmetic (ff/mont.cuh over ff/bls12_381.cuh, and ff/fp2.cuh) run on the
-// CPU and checked against big-integer arithmetic written here from the definitions. ff/ptx.cuh models its
-// carry-chain instructions in C++ when no CUDA compiler is present, so the very code the
-// kernels use (products, squares, sums of products, conversions, inverse) runs unchanged.
-// Built and run by field_emulated.rs.
+// CPU and checked against big-integer arithmetic written here from the definitions.
+// ff/ptx.cuh models its carry-chain instructions in C++ when no CUDA compiler is present, so
+// the very code the kernels use (products, squares, sums of products, conversions, inverse)
+// runs unchanged. Built and run by field_emulated.rs.
 //
 // For Fp and Fr, and Fp2 over pairs of the Fp values: values at the edges (0, 1, p - 1,
 // p - 2, limbs of all ones below p, halves equal, halves in either order) and seeded random
 // values; each operation's result must equal the reference exactly (mont_t keeps elements
 // fully reduced). A product with one bit of an operand flipped must differ from the
-// reference, so that a comparison that always passes would be caught. Prints one line per field; exits non-zero at the first mismatch.
+// reference, so that a comparison that always passes would be caught. Prints one line per
+// field; exits non-zero at the first mismatch.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
