@@ -1,16 +1,18 @@
-//! The device field arithmetic checked on the CPU, without a GPU or nvcc.
+//! The device field and G1 arithmetic checked on the CPU, without a GPU or nvcc.
 //!
 //! `field_emulator/main.cpp` includes `src/ff/bls12_381.cuh` and `src/ff/fp2.cuh` (and so
 //! `mont.cuh`) with a host C++ compiler; `ff/ptx.cuh` models the carry-chain instructions in C++
 //! there. Every product, square, sum of products, `mul_sub`, addition, subtraction, conversion
 //! and inverse of Fp and Fr, and Fp2's products, `mul_sub` and squares, is compared with
-//! big-integer arithmetic on edge and seeded random values. It needs `c++` (or `$CXX`).
+//! big-integer arithmetic on edge and seeded random values; G1's XYZZ additions and doublings
+//! (`src/ec/xyzz.cuh`) with affine arithmetic, through every branch. It needs `c++` (or
+//! `$CXX`).
 
 use std::path::Path;
 use std::process::Command;
 
 #[test]
-fn field_arithmetic_matches_big_integers_on_the_cpu() {
+fn field_and_g1_arithmetic_match_big_integers_on_the_cpu() {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let source = manifest.join("tests/field_emulator/main.cpp");
     let binary = Path::new(env!("CARGO_TARGET_TMPDIR")).join("field_emulator");
@@ -48,7 +50,9 @@ fn field_arithmetic_matches_big_integers_on_the_cpu() {
         String::from_utf8_lossy(&run.stderr)
     );
     assert!(
-        stdout.contains("Fp: ") && stdout.contains("Fr: ") && stdout.contains("Fp2: "),
+        ["Fp: ", "Fr: ", "Fp2: ", "G1: "]
+            .iter()
+            .all(|line| stdout.contains(line)),
         "{stdout}"
     );
 }
