@@ -8,47 +8,11 @@
 //! (`src/ec/xyzz.cuh`) with affine arithmetic, through every branch. It needs `c++` (or
 //! `$CXX`).
 
-use std::path::Path;
-use std::process::Command;
+mod common;
 
 #[test]
 fn field_and_g1_arithmetic_match_big_integers_on_the_cpu() {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let source = manifest.join("tests/field_emulator/main.cpp");
-    let binary = Path::new(env!("CARGO_TARGET_TMPDIR")).join("field_emulator");
-    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
-    let built = Command::new(&cxx)
-        .args([
-            "-std=c++17",
-            "-O2",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-Wno-unknown-pragmas",
-            "-I",
-        ])
-        .arg(manifest.join("src"))
-        .arg(&source)
-        .arg("-o")
-        .arg(&binary)
-        .output()
-        .unwrap_or_else(|e| panic!("running {cxx} (a host C++ compiler is needed): {e}"));
-    assert!(
-        built.status.success(),
-        "building the field emulator failed:\n{}",
-        String::from_utf8_lossy(&built.stderr)
-    );
-    let run = Command::new(&binary)
-        .arg("200")
-        .output()
-        .expect("running the field emulator");
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    assert!(
-        run.status.success(),
-        "field emulator: {}{}",
-        stdout,
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let stdout = common::build_and_run("field_emulator/main.cpp", "field_emulator", &["200"]);
     assert!(
         ["Fp: ", "Fr: ", "Fp2: ", "G1: "]
             .iter()
