@@ -15,23 +15,17 @@
 
 #include "msm/msm.cuh"
 #include "timing.cuh"
+#include "util/random.cuh"
 
 using namespace cuzk;
 
 namespace {
 
-__device__ __host__ uint64_t splitmix(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 // n words per element, the top one masked below the modulus's top limb.
 __global__ void random_kernel(uint32_t* out, size_t count, uint32_t words, uint32_t top_mask, uint64_t seed) {
     const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (i >= count * words) return;
-    uint32_t v = uint32_t(splitmix(seed ^ i));
+    uint32_t v = uint32_t(splitmix64(seed ^ i));
     if (i % words == words - 1) v &= top_mask;
     out[i] = v;
 }

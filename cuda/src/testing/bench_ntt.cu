@@ -12,17 +12,11 @@
 #include "ff/bls12_381.cuh"
 #include "ntt/ntt.cuh"
 #include "util/error.cuh"
+#include "util/random.cuh"
 #include "util/resources.cuh"
 
 namespace cuzk {
 namespace {
-
-__device__ __forceinline__ uint64_t splitmix64(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
 
 // Pseudo-random field elements: four 64-bit words with the top one masked below 2^62, so the
 // value is below the modulus and therefore a valid Montgomery-form element.
