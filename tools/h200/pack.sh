@@ -4,8 +4,9 @@
 # tools/fp64-experiment's fp64exp and nttmix, tools/msm-experiment's msmexp of this tree and
 # of its three-blocks patch, and the supraseal peer when built) into devrun/b.tar.xz,
 # under the device tool's 64 MiB.
-# BEFORE=ARCHIVE adds that earlier archive's bench_ntt as bench/bench_ntt_before, for the
-# queue's before-and-after step (ntt-ab).
+# BEFORE=ARCHIVE adds that earlier archive's bench_ntt and bench_groth16 as
+# bench/bench_ntt_before and bench/bench_groth16_before, for the queue's before-and-after steps
+# (ntt-ab, groth16-ab).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 eval "$(cargo run --quiet -p xtask -- cuda-toolchain)"
@@ -34,7 +35,8 @@ rm -rf "$three"
 strip --strip-debug -R __nv_relfatbin "$stage/b2/cuzk"
 if [ -f target/peer/supraseal-peer.xz ]; then xz -dc target/peer/supraseal-peer.xz >"$stage/b2/supraseal-peer"; chmod +x "$stage/b2/supraseal-peer"; fi
 if [ -n "${BEFORE:-}" ]; then
-  xz -dc "$BEFORE" | tar -C "$stage" -xf - --transform 's,bench_ntt$,bench_ntt_before,' b2/bench/bench_ntt
+  xz -dc "$BEFORE" | tar -C "$stage" -xf - --transform 's,\(bench_[a-z0-9]*\)$,\1_before,' \
+    b2/bench/bench_ntt b2/bench/bench_groth16
 fi
 mkdir -p devrun
 tar -C "$stage" -cf - b2 | xz --lzma2=preset=6,dict=256MiB -T2 >devrun/b.tar.xz

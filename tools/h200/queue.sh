@@ -80,6 +80,16 @@ step() {
       $B/bench/bench_ntt --json $R/ntt-after-$n.json 20 24 27 || return 1
     done
     python3 $T/compare.py $R/ntt-before-*.json -- $R/ntt-after-*.json ;;
+  # One proof after synthesis, the previous bundle's bench_groth16 (pack.sh with BEFORE=archive)
+  # and this one's, alternating, twice; B_G2 and the splits on the GPU, no CPU prover.
+  groth16-ab) [ -x $B/bench/bench_groth16_before ] || { echo "no bench_groth16_before (pack.sh BEFORE=...)"; return 1; }
+    local n
+    for n in 1 2; do
+      $B/bench/bench_groth16_before --cpu-max 1 --b-g2 gpu --splits gpu --json $R/groth16-before-$n.json \
+        sha:22 mix:24 || return 1
+      $B/bench/bench_groth16 --cpu-max 1 --b-g2 gpu --splits gpu --json $R/groth16-after-$n.json \
+        sha:22 mix:24 || return 1
+    done ;;
   affine) [ -x $B/affexp ] || { echo "no affexp in the bundle (tools/affine-experiment)"; return 1; }
     $B/affexp ;;
   # G1's MSM with tools/msm-experiment/variants/three-blocks.patch against this tree's,

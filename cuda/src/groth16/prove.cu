@@ -169,8 +169,23 @@ void check_satisfied_by_chunks(upload_staging_t& staging, const fr_t* d_a, const
     }
 }
 
+// Waits, when destroyed, for the work of a proof's tail stream (the MSMs' last steps, see
+// msm_device), so that the reservation's wait for the proof's own stream, destroyed after it,
+// covers that work too when an error leaves the tail unjoined.
+class tail_guard_t {
+public:
+    explicit tail_guard_t(cudaStream_t tail) : tail_(tail) {}
+    ~tail_guard_t() { cudaStreamSynchronize(tail_); }  // errors were reported by the proof itself
+    tail_guard_t(const tail_guard_t&) = delete;
+    tail_guard_t& operator=(const tail_guard_t&) = delete;
+
+private:
+    cudaStream_t tail_;
+};
+
+// `tail`: the stream of the MSMs' last steps (see msm_device), of the same priority as `s`.
 void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_circuit_t& c, uint32_t log_n,
-                   const stream_t& s, bool urgent, size_t index, const uploaded_hook_t& uploaded,
+                   const stream_t& s, const stream_t& tail, bool urgent, size_t index, const uploaded_hook_t& uploaded,
                    cuzk_groth16_sums_t& out, uint32_t& unsatisfied, cuzk_groth16_timings_t& t) {
     const size_t n = size_t(1) << log_n;
     const plan_t plan = choose_plan(locks, p, c, n);
@@ -192,6 +207,7 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
     upload_staging_t& staging_in = urgent ? locks.urgent_staging : locks.staging;
     upload_staging_t& staging_late = urgent ? locks.urgent_staging : locks.compute_staging;
     reservation_t reservation(locks.vram, plan.bytes, s, urgent);
+    const tail_guard_t tail_guard(tail);
     t.wait_memory_ms += ms_since(t0);
     event_t queued;  // the circuit's first operation on its stream
     queued.record(s);
@@ -277,10 +293,10 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
         if (plan.bounded) {
             d_b = dev_ptr_t<fr_t>();
             d_c = dev_ptr_t<fr_t>();
-            msm::chunked_msm_device<g1_t>(loader.source(p.h), plan.chunk, d_a, n - 1, d_sums.get() + 0, s);
+            msm::chunked_msm_device<g1_t>(loader.source(p.h), plan.chunk, d_a, n - 1, d_sums.get() + 0, s, tail);
             d_a = dev_ptr_t<fr_t>();
         } else {
-            msm::msm_device<g1_t>(p.bases(p.h, staging, s), d_a, n - 1, d_sums.get() + 0, s);
+            msm::msm_device<g1_t>(p.bases(p.h, staging, s), d_a, n - 1, d_sums.get() + 0, s, nullptr, 0, tail);
         }
     } else {
         // A domain of 1: H has no coefficients and no bases, its sum is the identity.
@@ -293,28 +309,31 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
         using G = std::conditional_t<std::is_same_v<std::decay_t<decltype(v)>, g2_vector_t>, g2_t, g1_t>;
         if (plan.bounded)
             msm::chunked_split_msm_device<G>(loader.source(v), plan.chunk, v.len, d.ones, d.index, d.scalars,
-                                             h.other_index, d.count, out, s);
+                                             h.other_index, d.count, out, s, tail);
         else
             msm::split_msm_device<G>(p.bases(v, staging, s), v.len, d.ones, d.ones_words, d.index, d.scalars, d.count,
-                                     out, s);
+                                     out, s, 0, tail);
     };
     // The H pipeline and H's MSM are queued: the split counts came back long before.
     if (c.witness) {
         split.sync();
         take_split_counts(landing, p, l, a, b);
     }
+    // B's G2 sum first: its last step, the longest (a chain of G2 doublings, about 8 ms at
+    // 2^24), then runs on the tail beside the G1 MSMs instead of after them. An empty B query
+    // sums to the identity wherever it is placed.
+    if (c.b_g2_on_gpu && p.b_g2.len)
+        split_msm(p.b_g2, b, c.b_g1, d_b_g2.get());
+    else
+        CUZK_CUDA_CHECK(cudaMemsetAsync(d_b_g2.get(), 0, sizeof(g2_jacobian_t), s));  // the identity
+    e[6].record(s);
     split_msm(p.l, l, c.l, d_sums.get() + 1);
     e[3].record(s);
     split_msm(p.a, a, c.a_query, d_sums.get() + 2);
     e[4].record(s);
     split_msm(p.b_g1, b, c.b_g1, d_sums.get() + 3);
     e[5].record(s);
-    // An empty B query sums to the identity wherever it is placed.
-    if (c.b_g2_on_gpu && p.b_g2.len)
-        split_msm(p.b_g2, b, c.b_g1, d_b_g2.get());
-    else
-        CUZK_CUDA_CHECK(cudaMemsetAsync(d_b_g2.get(), 0, sizeof(g2_jacobian_t), s));  // the identity
-    e[6].record(s);
+    wait_for(s, tail);  // every MSM's last step, before the sums are read
     static_assert(offsetof(cuzk_groth16_sums_t, b_g2) == 4 * sizeof(jacobian_t), "four G1 points, then b_g2");
     static_assert(sizeof(cuzk_groth16_sums_t) == 4 * sizeof(jacobian_t) + sizeof(g2_jacobian_t), "layout");
     auto t3 = std::chrono::steady_clock::now();
@@ -332,10 +351,10 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
     t.abc_ms += e[0].since(e[7]);
     t.ntt_ms += e[1].since(e[0]);
     t.msm_h_ms += e[2].since(e[1]);
-    t.msm_l_ms += e[3].since(e[2]);
+    t.msm_b_g2_ms += e[6].since(e[2]);
+    t.msm_l_ms += e[3].since(e[6]);
     t.msm_a_ms += e[4].since(e[3]);
     t.msm_b_g1_ms += e[5].since(e[4]);
-    t.msm_b_g2_ms += e[6].since(e[5]);
     if (plan.bounded) {
         t.chunked_circuits++;
         t.chunk_points = std::max<uint64_t>(t.chunk_points, plan.chunk);
@@ -399,11 +418,11 @@ std::unique_ptr<cuzk_groth16_pending> start(cuzk_gpu_locks* given, const params_
     auto pending = std::make_unique<cuzk_groth16_pending>();
     pending->sums.resize(count);
     pending->unsatisfied.resize(count, UINT32_MAX);
-    stream_t s(urgent ? stream_t::greatest_priority() : 0);
+    stream_t s(urgent ? stream_t::greatest_priority() : 0), tail(urgent ? stream_t::greatest_priority() : 0);
     pending->timings.setup_ms += ms_since(entered);
     for (size_t i = 0; i < count; i++) {
         try {
-            prove_circuit(*locks, *p, circuits[i], log_n, s, urgent, i, uploaded, pending->sums[i],
+            prove_circuit(*locks, *p, circuits[i], log_n, s, tail, urgent, i, uploaded, pending->sums[i],
                           pending->unsatisfied[i], pending->timings);
             locks->proofs_done++;
         } catch (...) {

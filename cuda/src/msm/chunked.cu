@@ -20,6 +20,16 @@ __global__ void sum_parts_kernel(const typename X::jacobian_t* parts, size_t cou
 
 size_t chunks_of(size_t n, size_t chunk) { return (n + chunk - 1) / chunk; }
 
+// Where the chunks' sum runs: on the tail (see msm_device), where each chunk's last step wrote
+// its slot, after the stream's work so far and with the slots freed there; or on `stream`.
+template <class T>
+cudaStream_t on_tail(dev_ptr_t<T>& parts, cudaStream_t stream, cudaStream_t tail) {
+    if (!tail || tail == stream) return stream;
+    wait_for(tail, stream);
+    parts.free_on(tail);
+    return tail;
+}
+
 void check_chunk(size_t chunk) {
     CUZK_REQUIRE(chunk > 0 && chunk % 64 == 0, "chunked msm: the chunk must be a positive multiple of 64 points");
 }
@@ -34,7 +44,7 @@ size_t chunked_msm_scratch_bytes(size_t n, size_t chunk) {
 
 template <class G>
 void chunked_msm_device(const chunk_source_t<typename G::affine>& bases, size_t chunk, const fr_t* d_scalars,
-                        size_t n, typename G::jacobian* d_out, cudaStream_t stream) {
+                        size_t n, typename G::jacobian* d_out, cudaStream_t stream, cudaStream_t tail) {
     using jacobian = typename G::jacobian;
     check_chunk(chunk);
     CUZK_REQUIRE(d_out != nullptr, "chunked msm: null output");
@@ -46,9 +56,9 @@ void chunked_msm_device(const chunk_source_t<typename G::affine>& bases, size_t 
     dev_ptr_t<jacobian> parts(count, stream);
     for (size_t k = 0; k < count; k++) {
         const size_t lo = k * chunk, len = std::min(chunk, n - lo);
-        msm_device<G>(bases(lo, len), d_scalars + lo, len, parts.get() + k, stream);
+        msm_device<G>(bases(lo, len), d_scalars + lo, len, parts.get() + k, stream, nullptr, 0, tail);
     }
-    sum_parts_kernel<typename G::xyzz><<<1, 32, 0, stream>>>(parts, count, d_out);
+    sum_parts_kernel<typename G::xyzz><<<1, 32, 0, on_tail(parts, stream, tail)>>>(parts, count, d_out);
     CUZK_LAUNCH_CHECK();
 }
 
@@ -63,7 +73,7 @@ template <class G>
 void chunked_split_msm_device(const chunk_source_t<typename G::affine>& bases, size_t chunk, size_t len,
                               const uint64_t* d_ones, const uint32_t* d_index, const fr_t* d_scalars,
                               const uint32_t* h_index, size_t other_count, typename G::jacobian* d_out,
-                              cudaStream_t stream) {
+                              cudaStream_t stream, cudaStream_t tail) {
     using jacobian = typename G::jacobian;
     check_chunk(chunk);
     CUZK_REQUIRE(d_out != nullptr, "chunked split msm: null output");
@@ -81,22 +91,22 @@ void chunked_split_msm_device(const chunk_source_t<typename G::affine>& bases, s
         const size_t end = size_t(std::lower_bound(h_index + j, h_index + other_count, uint32_t(hi)) - h_index);
         // Chunks start at multiples of 64 points: the ones' bitmap words split with them.
         split_msm_device<G>(bases(lo, hi - lo), hi - lo, d_ones + lo / 64, (hi - lo + 63) / 64, d_index + j,
-                            d_scalars + j, end - j, parts.get() + k, stream, uint32_t(lo));
+                            d_scalars + j, end - j, parts.get() + k, stream, uint32_t(lo), tail);
         j = end;
     }
     CUZK_REQUIRE(j == other_count, "chunked split msm: scalar indices past the vector or not ascending");
-    sum_parts_kernel<typename G::xyzz><<<1, 32, 0, stream>>>(parts, count, d_out);
+    sum_parts_kernel<typename G::xyzz><<<1, 32, 0, on_tail(parts, stream, tail)>>>(parts, count, d_out);
     CUZK_LAUNCH_CHECK();
 }
 
 #define CUZK_INSTANTIATE(G)                                                                                       \
     template size_t chunked_msm_scratch_bytes<G>(size_t, size_t);                                                 \
     template void chunked_msm_device<G>(const chunk_source_t<G::affine>&, size_t, const fr_t*, size_t,            \
-                                        G::jacobian*, cudaStream_t);                                              \
+                                        G::jacobian*, cudaStream_t, cudaStream_t);                                \
     template size_t chunked_split_msm_scratch_bytes<G>(size_t, size_t, size_t);                                   \
     template void chunked_split_msm_device<G>(const chunk_source_t<G::affine>&, size_t, size_t, const uint64_t*,  \
                                               const uint32_t*, const fr_t*, const uint32_t*, size_t, G::jacobian*, \
-                                              cudaStream_t);
+                                              cudaStream_t, cudaStream_t);
 CUZK_INSTANTIATE(g1_t)
 CUZK_INSTANTIATE(g2_t)
 #undef CUZK_INSTANTIATE

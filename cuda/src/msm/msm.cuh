@@ -40,9 +40,17 @@ struct msm_profile_t {
 // Montgomery form. Scratch memory is allocated and freed stream-ordered. With `profile`, its
 // events are recorded on the stream between the stages. `window_bits` 0 takes the planned
 // window (plan_windows); 4 to 22 forces one, for tests and benchmarks.
+//
+// `tail`: where the last step runs. That step, the windows' combination by Horner's rule, is
+// one thread's chain of c (W - 1) dependent doublings: about 2 ms for G1 and 8 ms for G2 at
+// 20-bit windows, with the rest of the GPU idle. Given a tail stream (null: `stream`), it
+// waits there for the window sums and `stream` goes on at once with the caller's next
+// kernels; the caller makes its stream wait for the tail (wait_for) before it reads *d_out.
+// The memory the last step reads is freed on the tail.
 template <class G>
 void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_t n, typename G::jacobian* d_out,
-                cudaStream_t stream, msm_profile_t* profile = nullptr, uint32_t window_bits = 0);
+                cudaStream_t stream, msm_profile_t* profile = nullptr, uint32_t window_bits = 0,
+                cudaStream_t tail = nullptr);
 
 // An upper bound of the scratch memory msm_device<G> allocates for n points (for VRAM
 // reservations made before the MSM runs), with the window `window_bits` as msm_device's.
@@ -57,11 +65,12 @@ size_t batch_add_scratch_bytes(size_t n, size_t count);
 // The sum of s_k * bases[k] over k < len, with the scalars split (see cuzk_msm_split_t):
 // bit k of `d_ones` set means s_k = 1; d_scalars[j] is the scalar of point d_index[j] - first
 // (every such point below len); all other scalars are zero. Into *d_out (device), enqueued on
-// `stream`. `first` lets a chunk of a longer vector keep the vector's indices.
+// `stream`. `first` lets a chunk of a longer vector keep the vector's indices. `tail` as
+// msm_device's: the last additions run there, and *d_out is written in its order.
 template <class G>
 void split_msm_device(const typename G::affine* d_bases, size_t len, const uint64_t* d_ones, size_t ones_words,
                       const uint32_t* d_index, const fr_t* d_scalars, size_t other_count, typename G::jacobian* d_out,
-                      cudaStream_t stream, uint32_t first = 0);
+                      cudaStream_t stream, uint32_t first = 0, cudaStream_t tail = nullptr);
 
 // An upper bound of the scratch memory split_msm_device<G> allocates for `len` bases with
 // `other_count` scalars neither zero nor one.
@@ -75,10 +84,11 @@ template <class A>
 using chunk_source_t = std::function<const A*(size_t lo, size_t len)>;
 
 // msm_device over bases that arrive in chunks of at most `chunk` points (a multiple of 64):
-// one MSM per chunk, their sums added up. Scalars and output as msm_device.
+// one MSM per chunk, their sums added up. Scalars, output and `tail` as msm_device's (each
+// chunk's combination, and the sum of the chunks, run on the tail).
 template <class G>
 void chunked_msm_device(const chunk_source_t<typename G::affine>& bases, size_t chunk, const fr_t* d_scalars,
-                        size_t n, typename G::jacobian* d_out, cudaStream_t stream);
+                        size_t n, typename G::jacobian* d_out, cudaStream_t stream, cudaStream_t tail = nullptr);
 
 // An upper bound of the scratch memory chunked_msm_device<G> allocates.
 template <class G>
@@ -86,12 +96,12 @@ size_t chunked_msm_scratch_bytes(size_t n, size_t chunk);
 
 // split_msm_device over bases that arrive in chunks of at most `chunk` points (a multiple of
 // 64). `h_index` is the host copy of d_index (ascending), which says where each chunk's scalars
-// begin and end.
+// begin and end. `tail` as msm_device's.
 template <class G>
 void chunked_split_msm_device(const chunk_source_t<typename G::affine>& bases, size_t chunk, size_t len,
                               const uint64_t* d_ones, const uint32_t* d_index, const fr_t* d_scalars,
                               const uint32_t* h_index, size_t other_count, typename G::jacobian* d_out,
-                              cudaStream_t stream);
+                              cudaStream_t stream, cudaStream_t tail = nullptr);
 
 // An upper bound of the scratch memory chunked_split_msm_device<G> allocates.
 template <class G>

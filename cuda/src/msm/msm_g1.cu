@@ -32,7 +32,7 @@ window_plan_t plan_windows(size_t n) {
 
 template size_t msm_scratch_bytes<g1_t>(size_t, uint32_t);
 template void msm_device<g1_t>(const affine_t*, const fr_t*, size_t, jacobian_t*, cudaStream_t, msm_profile_t*,
-                               uint32_t);
+                               uint32_t, cudaStream_t);
 
 }  // namespace cuzk::msm
 

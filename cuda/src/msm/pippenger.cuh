@@ -480,7 +480,7 @@ size_t msm_scratch_bytes(size_t n, uint32_t window_bits) {
 
 template <class G>
 void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_t n, typename G::jacobian* d_out,
-                cudaStream_t stream, msm_profile_t* profile, uint32_t window_bits) {
+                cudaStream_t stream, msm_profile_t* profile, uint32_t window_bits, cudaStream_t tail) {
     using xyzz_t = typename G::xyzz;
     using jacobian_t = typename G::jacobian;
     CUZK_REQUIRE(d_out != nullptr, "msm: null output");
@@ -626,9 +626,18 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     scratch_b.release();
 
     const xyzz_t* windows = reduce_rows<xyzz_t>(segments, num_windows, segs_per_window, scratch_a, scratch_b, stream);
-    combine_kernel<xyzz_t><<<1, 32, 0, stream>>>(windows, num_windows, c, d_out);
+    cudaStream_t last = stream;
+    if (tail && tail != stream) {
+        // The window sums are in one of these (segments itself with a single segment a window).
+        wait_for(tail, stream);
+        segments.free_on(tail);
+        scratch_a.free_on(tail);
+        scratch_b.free_on(tail);
+        last = tail;
+    }
+    combine_kernel<xyzz_t><<<1, 32, 0, last>>>(windows, num_windows, c, d_out);
     CUZK_LAUNCH_CHECK();
-    if (profile) profile->done.record(stream);
+    if (profile) profile->done.record(last);
 }
 
 // The host-pointer MSM of group G: copy in, compute, copy the result out (`window_bits` as

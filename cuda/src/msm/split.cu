@@ -34,7 +34,7 @@ size_t split_msm_scratch_bytes(size_t len, size_t other_count) {
 template <class G>
 void split_msm_device(const typename G::affine* d_bases, size_t len, const uint64_t* d_ones, size_t ones_words,
                       const uint32_t* d_index, const fr_t* d_scalars, size_t other_count, typename G::jacobian* d_out,
-                      cudaStream_t stream, uint32_t first) {
+                      cudaStream_t stream, uint32_t first, cudaStream_t tail) {
     using affine = typename G::affine;
     using jacobian = typename G::jacobian;
     CUZK_REQUIRE(d_out != nullptr, "split msm: null output");
@@ -47,16 +47,23 @@ void split_msm_device(const typename G::affine* d_bases, size_t len, const uint6
                                                                                  first, gathered.get());
         CUZK_LAUNCH_CHECK();
     }
-    msm_device<G>(gathered, d_scalars, other_count, parts.get() + 1, stream);
-    add_pair_kernel<typename G::xyzz><<<1, 32, 0, stream>>>(parts.get(), d_out);
+    msm_device<G>(gathered, d_scalars, other_count, parts.get() + 1, stream, nullptr, 0, tail);
+    cudaStream_t last = stream;
+    if (tail && tail != stream) {
+        // The batch sum (and, with no other scalars, the MSM's identity) came on `stream`.
+        wait_for(tail, stream);
+        parts.free_on(tail);
+        last = tail;
+    }
+    add_pair_kernel<typename G::xyzz><<<1, 32, 0, last>>>(parts.get(), d_out);
     CUZK_LAUNCH_CHECK();
 }
 
 template size_t split_msm_scratch_bytes<g1_t>(size_t, size_t);
 template size_t split_msm_scratch_bytes<g2_t>(size_t, size_t);
 template void split_msm_device<g1_t>(const affine_t*, size_t, const uint64_t*, size_t, const uint32_t*, const fr_t*,
-                                     size_t, jacobian_t*, cudaStream_t, uint32_t);
+                                     size_t, jacobian_t*, cudaStream_t, uint32_t, cudaStream_t);
 template void split_msm_device<g2_t>(const g2_affine_t*, size_t, const uint64_t*, size_t, const uint32_t*,
-                                     const fr_t*, size_t, g2_jacobian_t*, cudaStream_t, uint32_t);
+                                     const fr_t*, size_t, g2_jacobian_t*, cudaStream_t, uint32_t, cudaStream_t);
 
 }  // namespace cuzk::msm

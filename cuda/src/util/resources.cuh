@@ -81,6 +81,17 @@ private:
     cudaEvent_t e_ = nullptr;
 };
 
+// Makes `waiter` wait for the work enqueued on `on` so far (an event between the two streams;
+// neither the host nor other streams wait).
+inline void wait_for(cudaStream_t waiter, cudaStream_t on) {
+    cudaEvent_t e = nullptr;
+    CUZK_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    cudaError_t err = cudaEventRecord(e, on);
+    if (err == cudaSuccess) err = cudaStreamWaitEvent(waiter, e, 0);
+    cudaEventDestroy(e);  // the wait keeps what it needs
+    CUZK_CUDA_CHECK(err);
+}
+
 // `count` elements of T in device memory, allocated stream-ordered on `stream` (no device-wide
 // synchronization) and freed on the same stream.
 template <class T>
@@ -110,6 +121,9 @@ public:
     // Frees the memory now (stream-ordered: work already enqueued on the stream still sees
     // it), so that a later stage can reuse it; the owner is then empty.
     void release() { *this = dev_ptr_t(); }
+    // Frees on `stream` instead, for memory whose last reader is enqueued there (a stream that
+    // waits for the work of the allocating one, see wait_for).
+    void free_on(cudaStream_t stream) { stream_ = stream; }
 
     T* get() const { return p_; }
     operator T*() const { return p_; }
