@@ -170,8 +170,9 @@ void check_satisfied_by_chunks(upload_staging_t& staging, const fr_t* d_a, const
 }
 
 // Waits, when destroyed, for the work of a proof's tail stream (the MSMs' last steps, see
-// msm_device), so that the reservation's wait for the proof's own stream, destroyed after it,
-// covers that work too when an error leaves the tail unjoined.
+// msm_device). On the normal path the proof's stream has joined the tail before its sync;
+// when an error leaves the tail unjoined, this keeps the buffers the tail writes, and the
+// reservation, from being given back while it still runs.
 class tail_guard_t {
 public:
     explicit tail_guard_t(cudaStream_t tail) : tail_(tail) {}
@@ -207,7 +208,6 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
     upload_staging_t& staging_in = urgent ? locks.urgent_staging : locks.staging;
     upload_staging_t& staging_late = urgent ? locks.urgent_staging : locks.compute_staging;
     reservation_t reservation(locks.vram, plan.bytes, s, urgent);
-    const tail_guard_t tail_guard(tail);
     t.wait_memory_ms += ms_since(t0);
     event_t queued;  // the circuit's first operation on its stream
     queued.record(s);
@@ -236,6 +236,8 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
     dev_ptr_t<jacobian_t> d_sums(4, s);
     dev_ptr_t<g2_jacobian_t> d_b_g2(1, s);
     dev_ptr_t<uint32_t> d_unsatisfied(1, s);
+    // Destroyed before the sums the tail writes are freed (and before the reservation).
+    const tail_guard_t tail_guard(tail);
     dev_ptr_t<uint8_t> staging;  // the whole plan's streamed parameters only
     if (memory.owns_lock()) memory.unlock();
     t.upload_ms += ms_since(t1);
