@@ -2,7 +2,8 @@
 // instantiated for G1 in msm_g1.cu and for G2 in msm_g2.cu, which hold the C entry points (two
 // files, so that the compiler builds the two groups' kernels in parallel).
 //
-// Signed digits: with windows of c bits and H = 2^(c-1), every scalar is rewritten as
+// Signed digits (msm/digits.cuh): with windows of c bits and H = 2^(c-1), every scalar is
+// rewritten as
 //     s = sum_w d_w 2^(cw),   d_w in [-(H - 1), H],
 // by taking each window's c bits plus the carry from below and, when that exceeds H,
 // subtracting 2^c and carrying one into the next window. Then
@@ -55,6 +56,7 @@
 #include <cstdint>
 
 #include "cuzk/msm.h"
+#include "msm/digits.cuh"
 #include "msm/msm.cuh"
 
 namespace cuzk::msm {
@@ -72,6 +74,7 @@ constexpr uint32_t MAX_WINDOW = 22;    // sort keys of at most 22 bits (three ra
 // from 2^27 (the H MSM of a 32 GiB PoRep or WindowPoSt partition: 0.916 s at 2^27).
 constexpr uint32_t PLAN_MAX_WINDOW = MAX_WINDOW;
 constexpr uint32_t SIGN_BIT = 0x80000000u;
+static_assert(fr_t::N == digits::LIMBS, "digits.cuh reads eight 32-bit limbs");
 
 namespace {
 
@@ -79,22 +82,11 @@ constexpr uint32_t SEG = 64;     // buckets per reduction segment
 constexpr uint32_t CHUNK = 128;  // sorted points one thread adds (step 2)
 constexpr uint32_t PIECE = 64;   // most partial sums one thread adds (step 3)
 
-// Bits [bit, bit + c) of a canonical scalar (bit % 32 + c <= 31 + MAX_WINDOW < 64, so at most
-// two 32-bit limbs; bits at or above 256 read as zeros).
-__device__ __forceinline__ uint32_t window_of(const fr_t& canon, uint32_t bit, uint32_t c) {
-    const uint32_t limb = bit / 32, sh = bit % 32;
-    if (limb >= uint32_t(fr_t::N)) return 0;
-    uint64_t v = canon.l[limb];
-    if (limb + 1 < uint32_t(fr_t::N)) v |= uint64_t(canon.l[limb + 1]) << 32;
-    return uint32_t(v >> sh) & ((1u << c) - 1);
-}
-
 // Once per MSM: every scalar in canonical form, limb-major (limb k of scalar i at
 // limbs[k * n + i], so that each window's digit_kernel reads its one or two limbs coalesced),
-// and the signed-digit carries, bit w of carries[i] set when window w receives one from window
-// w - 1 (at most 64 windows, c >= MIN_WINDOW). Converting and carrying once, instead of in every
-// window's pass, took the digits of 2^24 scalars in 13 windows from 5.5 ms to about 2.2 (ncu,
-// H100, 2026-12-05).
+// and its carries between windows (digits::carries: bit w set when window w receives one).
+// Converting and carrying once, instead of in every window's pass, took the digits of 2^24
+// scalars in 13 windows from 5.5 ms to about 2.2 (ncu, H100, 2026-12-05).
 __global__ void canonical_kernel(const fr_t* scalars, size_t n, uint32_t c, uint32_t windows, uint32_t* limbs,
                                  uint64_t* carries) {
     const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
@@ -102,14 +94,7 @@ __global__ void canonical_kernel(const fr_t* scalars, size_t n, uint32_t c, uint
     const fr_t canon = scalars[i].to_canonical();
 #pragma unroll
     for (int k = 0; k < fr_t::N; k++) limbs[k * n + i] = canon.l[k];
-    const uint32_t half = 1u << (c - 1);
-    uint32_t carry = 0;
-    uint64_t mask = 0;
-    for (uint32_t w = 0; w + 1 < windows; w++) {
-        carry = window_of(canon, w * c, c) + carry > half;
-        mask |= uint64_t(carry) << (w + 1);
-    }
-    carries[i] = mask;
+    carries[i] = digits::carries([&](uint32_t k) { return canon.l[k]; }, c, windows);
 }
 
 // For window w: keys[i] = |d_{i,w}|, vals[i] = i | (sign bit if d_{i,w} < 0), from
@@ -118,15 +103,10 @@ __global__ void digit_kernel(const uint32_t* limbs, const uint64_t* carries, siz
                              uint32_t* keys, uint32_t* vals) {
     const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (i >= n) return;
-    const uint32_t bit = w * c, limb = bit / 32, sh = bit % 32;
-    uint64_t pair = 0;
-    if (limb < uint32_t(fr_t::N)) pair = limbs[limb * n + i];
-    if (sh + c > 32 && limb + 1 < uint32_t(fr_t::N)) pair |= uint64_t(limbs[(limb + 1) * n + i]) << 32;
-    const uint32_t v = (uint32_t(pair >> sh) & ((1u << c) - 1)) + uint32_t((carries[i] >> w) & 1);
-    const uint32_t half = 1u << (c - 1);
-    const bool neg = v > half;
-    keys[i] = neg ? (1u << c) - v : v;
-    vals[i] = uint32_t(i) | (neg ? SIGN_BIT : 0);
+    const uint32_t bits = digits::window_bits([&](uint32_t k) { return limbs[k * n + i]; }, w * c, c);
+    const digits::digit_t d = digits::signed_digit(bits, uint32_t(carries[i] >> w) & 1, c);
+    keys[i] = d.magnitude;
+    vals[i] = uint32_t(i) | (d.negative ? SIGN_BIT : 0);
 }
 
 // run_end[d] = the number of sorted keys <= d, for every digit d <= half: where digit d's run
