@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the GPU tests and benchmarks (cargo xtask gpu-bundle) and cuzk with cuda, for sm_90,
 # and packs the binaries the queue runs (with tools/affine-experiment's affexp,
-# tools/fp64-experiment's fp64exp and nttmix, tools/msm-experiment's msmexp of this tree and
-# of its three-blocks patch, and the supraseal peer when built) into devrun/b.tar.xz,
-# under the device tool's 64 MiB.
+# tools/fp64-experiment's fp64exp and nttmix, tools/msm-experiment's msmexp of this tree (and,
+# with MSM_VARIANT=PATCH, of this tree with that patch), and the supraseal peer when built)
+# into devrun/b.tar.xz, under the device tool's 64 MiB.
 # BEFORE=ARCHIVE adds that earlier archive's bench_ntt and bench_groth16 as
 # bench/bench_ntt_before and bench/bench_groth16_before, for the queue's before-and-after steps
 # (ntt-ab, groth16-ab).
@@ -20,17 +20,16 @@ for b in bench_msm bench_ntt bench_groth16 make_params; do cp gpu-bundle/bench/$
 cp target/release/cuzk "$stage/b2/"
 tools/affine-experiment/build.sh "$stage/b2/affexp"
 tools/fp64-experiment/build.sh "$stage/b2/fp64exp"
-# msmexp of this tree and of this tree with tools/msm-experiment/variants/three-blocks.patch,
-# for the queue's msm-three step; a patch that no longer applies is skipped, not fatal.
+# msmexp of this tree, and of HEAD with the patch MSM_VARIANT names, for the queue's msm-variant
+# step; a patch that does not apply stops the packing.
 tools/msm-experiment/build.sh . "$stage/b2/msmexp_main"
-three=$(mktemp -d)
-git archive HEAD cuda/src cuda/include | tar -x -C "$three"
-if (cd "$three" && git apply "$OLDPWD/tools/msm-experiment/variants/three-blocks.patch"); then
-  tools/msm-experiment/build.sh "$three" "$stage/b2/msmexp_three"
-else
-  echo "three-blocks.patch does not apply to HEAD: no msmexp_three" >&2
+if [ -n "${MSM_VARIANT:-}" ]; then
+  patch=$(realpath "$MSM_VARIANT") variant=$(mktemp -d)
+  git archive HEAD cuda/src cuda/include | tar -x -C "$variant"
+  (cd "$variant" && git apply "$patch")
+  tools/msm-experiment/build.sh "$variant" "$stage/b2/msmexp_variant"
+  rm -rf "$variant"
 fi
-rm -rf "$three"
 # As gpu-bundle does for its binaries: no debug information, no relocatable device code.
 strip --strip-debug -R __nv_relfatbin "$stage/b2/cuzk"
 if [ -f target/peer/supraseal-peer.xz ]; then xz -dc target/peer/supraseal-peer.xz >"$stage/b2/supraseal-peer"; chmod +x "$stage/b2/supraseal-peer"; fi

@@ -92,13 +92,13 @@ step() {
     done ;;
   affine) [ -x $B/affexp ] || { echo "no affexp in the bundle (tools/affine-experiment)"; return 1; }
     $B/affexp ;;
-  # G1's MSM with tools/msm-experiment/variants/three-blocks.patch against this tree's,
+  # G1's MSM with the patch pack.sh's MSM_VARIANT named against this tree's,
   # alternating, twice (pack.sh builds both).
-  msm-three) [ -x $B/msmexp_main ] && [ -x $B/msmexp_three ] || { echo "no msmexp_main or msmexp_three in the bundle"; return 1; }
+  msm-variant) [ -x $B/msmexp_main ] && [ -x $B/msmexp_variant ] || { echo "no msmexp_variant in the bundle (pack.sh MSM_VARIANT=...)"; return 1; }
     local n
     for n in 1 2; do
       echo "main:" && $B/msmexp_main 22 24 26 || return 1
-      echo "three blocks:" && $B/msmexp_three 22 24 26 || return 1
+      echo "variant:" && $B/msmexp_variant 22 24 26 || return 1
     done ;;
   fp64) [ -x $B/fp64exp ] && [ -x $B/nttmix ] || { echo "no fp64exp or nttmix in the bundle (tools/fp64-experiment)"; return 1; }
     $B/fp64exp && $B/nttmix ;;
