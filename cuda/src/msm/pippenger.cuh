@@ -608,11 +608,12 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     const xyzz_t* windows = reduce_rows<xyzz_t>(segments, num_windows, segs_per_window, scratch_a, scratch_b, stream);
     cudaStream_t last = stream;
     if (tail && tail != stream) {
-        // The window sums are in one of these (segments itself with a single segment a window).
+        // The window sums are at the start of one of these (segments itself with a single
+        // segment a window): that one is freed on the tail, after the combination; the others
+        // go back on `stream` as before, so that the next MSM's stages can reuse them.
         wait_for(tail, stream);
-        segments.free_on(tail);
-        scratch_a.free_on(tail);
-        scratch_b.free_on(tail);
+        for (dev_ptr_t<xyzz_t>* owner : {&segments, &scratch_a, &scratch_b})
+            if (owner->get() == windows) owner->free_on(tail);
         last = tail;
     }
     combine_kernel<xyzz_t><<<1, 32, 0, last>>>(windows, num_windows, c, d_out);
