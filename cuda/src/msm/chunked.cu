@@ -20,16 +20,6 @@ __global__ void sum_parts_kernel(const typename X::jacobian_t* parts, size_t cou
 
 size_t chunks_of(size_t n, size_t chunk) { return (n + chunk - 1) / chunk; }
 
-// Where the chunks' sum runs: on the tail (see msm_device), where each chunk's last step wrote
-// its slot, after the stream's work so far and with the slots freed there; or on `stream`.
-template <class T>
-cudaStream_t on_tail(dev_ptr_t<T>& parts, cudaStream_t stream, cudaStream_t tail) {
-    if (!tail || tail == stream) return stream;
-    wait_for(tail, stream);
-    parts.free_on(tail);
-    return tail;
-}
-
 void check_chunk(size_t chunk) {
     CUZK_REQUIRE(chunk > 0 && chunk % 64 == 0, "chunked msm: the chunk must be a positive multiple of 64 points");
 }
@@ -58,7 +48,10 @@ void chunked_msm_device(const chunk_source_t<typename G::affine>& bases, size_t 
         const size_t lo = k * chunk, len = std::min(chunk, n - lo);
         msm_device<G>(bases(lo, len), d_scalars + lo, len, parts.get() + k, stream, nullptr, 0, tail);
     }
-    sum_parts_kernel<typename G::xyzz><<<1, 32, 0, on_tail(parts, stream, tail)>>>(parts, count, d_out);
+    // On the tail, where each chunk's last step wrote its slot; the slots are freed there.
+    const cudaStream_t last = last_step_stream(stream, tail);
+    parts.free_on(last);
+    sum_parts_kernel<typename G::xyzz><<<1, 32, 0, last>>>(parts, count, d_out);
     CUZK_LAUNCH_CHECK();
 }
 
@@ -95,7 +88,9 @@ void chunked_split_msm_device(const chunk_source_t<typename G::affine>& bases, s
         j = end;
     }
     CUZK_REQUIRE(j == other_count, "chunked split msm: scalar indices past the vector or not ascending");
-    sum_parts_kernel<typename G::xyzz><<<1, 32, 0, on_tail(parts, stream, tail)>>>(parts, count, d_out);
+    const cudaStream_t last = last_step_stream(stream, tail);  // as in chunked_msm_device
+    parts.free_on(last);
+    sum_parts_kernel<typename G::xyzz><<<1, 32, 0, last>>>(parts, count, d_out);
     CUZK_LAUNCH_CHECK();
 }
 

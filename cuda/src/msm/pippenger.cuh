@@ -12,7 +12,8 @@
 // negative digit costs only the negation of the point's y. Scalars are below r < 2^255, so
 // ceil(256 / c) windows always absorb the last carry.
 //
-// Steps, all on `stream`:
+// Steps, all on `stream` (step 1's kernels are here, steps 2 and 3's in msm/bucket_sums.cuh,
+// steps 4 and 5's in msm/reduction.cuh; msm_device below runs them in turn):
 //   1. once, every scalar made canonical and its carries between windows (canonical_kernel);
 //      then per window: each scalar's digit as a sort key |d|, and the point index with the
 //      sign in bit 31 as the value; CUB's radix sort on the c key bits groups
@@ -50,14 +51,15 @@
 #pragma once
 
 #include <cub/cub.cuh>
-#include <cuda_pipeline.h>
 
 #include <algorithm>
 #include <cstdint>
 
 #include "cuzk/msm.h"
+#include "msm/bucket_sums.cuh"
 #include "msm/digits.cuh"
 #include "msm/msm.cuh"
+#include "msm/reduction.cuh"
 
 namespace cuzk::msm {
 
@@ -73,14 +75,9 @@ constexpr uint32_t MAX_WINDOW = 22;    // sort keys of at most 22 bits (three ra
 // (51 ms) eats the gain at 2^26; the plan takes 20 bits for 2^24 to 2^26 points and 22
 // from 2^27 (the H MSM of a 32 GiB PoRep or WindowPoSt partition: 0.916 s at 2^27).
 constexpr uint32_t PLAN_MAX_WINDOW = MAX_WINDOW;
-constexpr uint32_t SIGN_BIT = 0x80000000u;
 static_assert(fr_t::N == digits::LIMBS, "digits.cuh reads eight 32-bit limbs");
 
 namespace {
-
-constexpr uint32_t SEG = 64;     // buckets per reduction segment
-constexpr uint32_t CHUNK = 128;  // sorted points one thread adds (step 2)
-constexpr uint32_t PIECE = 64;   // most partial sums one thread adds (step 3)
 
 // Once per MSM: every scalar in canonical form, limb-major (limb k of scalar i at
 // limbs[k * n + i], so that each window's digit_kernel reads its one or two limbs coalesced),
@@ -121,279 +118,6 @@ __global__ void run_end_kernel(const uint32_t* sorted_keys, size_t n, uint32_t h
         if (sorted_keys[mid] <= d) lo = mid + 1; else hi = mid;
     }
     run_end[d] = uint32_t(lo);
-}
-
-// Bucket t (0 <= t < windows * half) is digit t % half + 1 of window t / half; its run in the
-// window's sorted values is [run_end[slot - 1], run_end[slot]) with slot = slot_of(t, half)
-// (slot 0 of every window holds the zero digits, which contribute nothing and get no bucket).
-__device__ __forceinline__ size_t slot_of(size_t t, uint32_t half) {
-    return (t / half) * (half + 1) + t % half + 1;
-}
-
-// The bucket whose first piece (or group) is the last one at or below p, among buckets
-// 0..total (buckets with none share their successor's offset and are skipped).
-__device__ __forceinline__ size_t owner_of(const uint32_t* offset, size_t total, size_t p) {
-    size_t lo = 0, hi = total;  // first index with offset > p lies in (lo, hi]
-    while (hi - lo > 1) {
-        const size_t mid = (lo + hi) / 2;
-        if (offset[mid] <= p) lo = mid; else hi = mid;
-    }
-    return lo;
-}
-
-// chunk_kernel's threads per block.
-constexpr uint32_t CHUNK_THREADS = 128;
-// The mark of a chunk in which no crossing bucket begins (see crossing_kernel; bucket indices
-// stay below 2^27: at most 64 windows of 2^21 buckets).
-constexpr uint32_t NO_BUCKET = 0xffffffffu;
-
-// Starts the copy of *src into *dst (shared memory) in 16-byte pieces, without registers,
-// as one pipeline stage (__pipeline_wait_prior waits for it).
-template <class A>
-__device__ __forceinline__ void stage_point(A* dst, const A* src) {
-    static_assert(sizeof(A) % 16 == 0 && alignof(A) >= 16, "points are copied in 16-byte pieces");
-#pragma unroll
-    for (size_t k = 0; k < sizeof(A); k += 16)
-        __pipeline_memcpy_async(reinterpret_cast<char*>(dst) + k, reinterpret_cast<const char*>(src) + k, 16);
-    __pipeline_commit();
-}
-
-// Thread t sums chunk t: entries [j0, j1) of window w's sorted values, j0 = (t % per_window) *
-// CHUNK. It walks the digits' runs as it goes; each run's part inside the chunk (a segment)
-// goes to the bucket itself when the run lies inside the chunk, to partials[2t] (the head)
-// when the run began before the chunk, and to partials[2t + 1] (the tail) when it began inside
-// the chunk and continues after it; a tail nobody wrote is set to infinity, so that a crossing
-// bucket's partials form the range [2 ks + 1, 2 ke + 1) of its first and last chunks ks, ke.
-template <class G>
-__global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const typename G::affine* __restrict__ points,
-                                                    const uint32_t* __restrict__ sorted_vals, size_t n,
-                                                    const uint32_t* __restrict__ run_end, uint32_t half,
-                                                    size_t per_window, size_t total_chunks,
-                                                    typename G::xyzz* buckets, typename G::xyzz* partials) {
-    using xyzz_t = typename G::xyzz;
-    using affine_t = typename G::affine;
-    const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    if (t >= total_chunks) return;
-    const size_t w = t / per_window;
-    const uint32_t j0 = uint32_t((t - w * per_window) * CHUNK);
-    const uint32_t j1 = uint32_t(min(size_t(j0) + CHUNK, n));
-    const uint32_t* ends = run_end + w * (half + 1);
-    const uint32_t* vals = sorted_vals + w * n;
-    xyzz_t* window_buckets = buckets + w * half;
-
-    // The digit whose run holds j0: the first with run_end > j0 (run_end[half] = n > j0).
-    uint32_t lo = 0, hi = half;
-    while (lo < hi) {
-        const uint32_t mid = (lo + hi) / 2;
-        if (ends[mid] > j0) hi = mid; else lo = mid + 1;
-    }
-    uint32_t d = lo, d_end = ends[d];
-    bool tail_written = false;
-    // Ends digit d's segment (non-empty: the walk only enters a digit at one of its entries).
-    auto close = [&](const xyzz_t& acc) {
-        if (d == 0) return;
-        if (ends[d - 1] < j0) {
-            partials[2 * t] = acc;
-        } else if (d_end > j1) {
-            partials[2 * t + 1] = acc;
-            tail_written = true;
-        } else {
-            window_buckets[d - 1] = acc;
-        }
-    };
-    // The points are scattered over the whole vector (an HBM read each): the next one is
-    // loaded before the current addition, so that its latency hides behind the arithmetic.
-    // A G1 point waits in registers. A G2 point (192 bytes) would hold 48 more registers
-    // across the addition, which already spills there, so it is copied asynchronously into
-    // one of two shared slots of the thread instead (read one, fill the other).
-    constexpr bool staged = sizeof(affine_t) > sizeof(g1_t::affine);
-    xyzz_t acc = xyzz_t::inf();
-    uint32_t v = vals[j0];
-    affine_t next;
-    affine_t* slots = nullptr;
-    if constexpr (staged) {
-        __shared__ affine_t staging[2 * CHUNK_THREADS];
-        slots = staging + 2 * threadIdx.x;
-        stage_point(slots, points + (v & ~SIGN_BIT));
-    } else {
-        next = points[v & ~SIGN_BIT];
-    }
-    for (uint32_t j = j0; j < j1; j++) {
-        const uint32_t cur_v = v;
-        affine_t q;
-        if constexpr (staged) {
-            // The copy into this slot was the last one issued: wait for it. The other slot's
-            // values were last read into registers one addition ago, which used them, so
-            // refilling it cannot overtake that read.
-            __pipeline_wait_prior(0);
-            q = slots[(j - j0) & 1];
-            if (j + 1 < j1) {
-                v = vals[j + 1];
-                stage_point(slots + ((j - j0 + 1) & 1), points + (v & ~SIGN_BIT));
-            }
-        } else {
-            q = next;
-            if (j + 1 < j1) {
-                v = vals[j + 1];
-                next = points[v & ~SIGN_BIT];
-            }
-        }
-        if (j >= d_end) {
-            close(acc);
-            acc = xyzz_t::inf();
-            do d_end = ends[++d]; while (d_end <= j);  // skips empty runs
-        }
-        if (d != 0) {
-            if (cur_v & SIGN_BIT) q.y = q.y.neg();  // -(x, y) = (x, -y); infinity (0, 0) stays put
-            acc = acc.add_affine(q);
-        }
-    }
-    close(acc);
-    if (!tail_written) partials[2 * t + 1] = xyzz_t::inf();
-}
-
-// The partials of every bucket whose run crosses a chunk boundary: count[t] of them from
-// partials[offset[t]] (see chunk_kernel); 0 for the others, which chunk_kernel completed or
-// which are empty. Empty buckets (no chunk writes them) are set to infinity here. A crossing
-// bucket is also recorded in first_crossing at the chunk where it begins (at most one bucket
-// begins in a chunk and continues past it; the other entries stay NO_BUCKET).
-template <class X>
-__global__ void crossing_kernel(const uint32_t* run_end, uint32_t half, size_t per_window, size_t total,
-                                uint32_t* count, uint32_t* offset, X* buckets, uint32_t* first_crossing) {
-    const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    if (t >= total) return;
-    const size_t slot = slot_of(t, half), w = t / half;
-    const uint32_t s = run_end[slot - 1], e = run_end[slot];
-    if (s == e) buckets[t] = X::inf();
-    const uint32_t ks = s / CHUNK, ke = e > s ? (e - 1) / CHUNK : ks;
-    count[t] = 2 * (ke - ks);
-    offset[t] = uint32_t(2 * (w * per_window + ks) + 1);
-    if (ke > ks) first_crossing[w * per_window + ks] = uint32_t(t);
-}
-
-// Groups of at most PIECE partials for the buckets with more than PIECE: count[t] partials
-// make ceil(count[t] / PIECE); the others have none (finish_crossing_kernel completed them).
-__global__ void group_count_kernel(const uint32_t* count, size_t total, uint32_t* groups) {
-    const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    if (t >= total) return;
-    groups[t] = count[t] > PIECE ? (count[t] + PIECE - 1) / PIECE : 0;
-}
-
-// Thread g sums group g: pieces offset[t] + k*PIECE ... of its bucket t, at most PIECE of
-// them. Threads past the total number of groups (the launch is an upper bound) exit.
-template <class X>
-__global__ void __launch_bounds__(128) regroup_kernel(const X* pieces, const uint32_t* count, const uint32_t* offset,
-                                                      const uint32_t* group_count, const uint32_t* group_offset,
-                                                      size_t total_buckets, X* groups) {
-    const size_t g = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    const size_t total_groups = size_t(group_offset[total_buckets - 1]) + group_count[total_buckets - 1];
-    if (g >= total_groups) return;
-    const size_t t = owner_of(group_offset, total_buckets, g);
-    const uint32_t first = uint32_t(g - group_offset[t]) * PIECE;
-    const uint32_t last = min(count[t], first + PIECE);
-    X acc = X::inf();
-    for (uint32_t k = first; k < last; k++) acc = acc.add(pieces[offset[t] + k]);
-    groups[g] = acc;
-}
-
-// first_crossing's entries that name a bucket.
-struct names_bucket_t {
-    __device__ __forceinline__ bool operator()(uint32_t b) const { return b != NO_BUCKET; }
-};
-
-// Completes the crossing buckets with at most PIECE partials: thread i sums those of bucket
-// crossing[i], for i below *listed (crossing_kernel's first_crossing with the empty entries
-// taken out, so the buckets are in order and a warp's threads all have one). A thread per
-// bucket left most threads idle (at 2^24 points a quarter of the buckets cross: 4.4 ms, as long
-// as the running sums of every bucket), and a thread per chunk those of the top window, whose
-// few buckets span many chunks (12.9 ms at 2^26, against 8.3 a thread per bucket).
-template <class X>
-__global__ void __launch_bounds__(128) finish_crossing_kernel(const X* pieces, const uint32_t* count,
-                                                              const uint32_t* offset, const uint32_t* crossing,
-                                                              const uint32_t* listed, X* buckets) {
-    const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    if (i >= *listed) return;
-    const uint32_t b = crossing[i];
-    if (count[b] > PIECE) return;
-    const X* p = pieces + offset[b];
-    X acc = p[0];
-    for (uint32_t k = 1; k < count[b]; k++) acc = acc.add(p[k]);
-    buckets[b] = acc;
-}
-
-// After a round of groups: completes the buckets with at most PIECE groups left (count[t] of
-// them at offset[t]); the next round gives them no group.
-template <class X>
-__global__ void __launch_bounds__(128) finish_kernel(const X* pieces, const uint32_t* count, const uint32_t* offset,
-                                                     size_t total, X* buckets) {
-    const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    if (t >= total) return;
-    if (count[t] > 0 && count[t] <= PIECE) {
-        X acc = X::inf();
-        for (uint32_t k = 0; k < count[t]; k++) acc = acc.add(pieces[offset[t] + k]);
-        buckets[t] = acc;
-    }
-}
-
-// k * p for 0 < k < 2^32, by double-and-add from the top set bit.
-template <class X>
-__device__ X mul_small(const X& p, uint32_t k) {
-    X r = X::inf();
-    for (int b = 31 - __clz(k); b >= 0; b--) {
-        r = r.dbl();
-        if ((k >> b) & 1) r = r.add(p);
-    }
-    return r;
-}
-
-// One thread per segment of `len` buckets, in place. Bucket j of a window holds digit j + 1,
-// so the segment starting at bucket a contributes
-//     sum_j (j + 1) B_j = sum_{d=1}^{len-1} R_d + (a + 1) R_0,   R_d = sum_{j >= a + d} B_j,
-// the R_d being the running sums from the segment's top. This kernel replaces B_{a+d} by R_d
-// for d >= 1, writes R_0 (the segment's sum) to sums[t] and sets bucket a to infinity, so
-// that each segment's row sum of the buckets (reduce_rows) is the first term. The segments
-// tile the buckets (len divides half). One accumulator a thread: the kernel that kept the
-// running sum and the sum of running sums both in registers spilled 4 KB a thread for G2
-// (255 registers), where the G2 MSM's reduction took 74 ms at 2^24.
-template <class X>
-__global__ void __launch_bounds__(128) running_sums_kernel(X* buckets, uint32_t len, size_t total_segments, X* sums) {
-    const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    if (t >= total_segments) return;
-    X* b = buckets + t * len;
-    X running = X::inf();
-    for (uint32_t d = len - 1; d > 0; d--) {
-        running = running.add(b[d]);
-        b[d] = running;
-    }
-    sums[t] = running.add(b[0]);
-    b[0] = X::inf();
-}
-
-// out[t] = rows[t] + (a + 1) * sums[t] for segment t, which starts at bucket a of its window.
-// The small multiple has a kernel of its own: inlined beside the running sums, its
-// double-and-add loop made ptxas spill (552 bytes a thread for G1, against 332 without it).
-template <class X>
-__global__ void __launch_bounds__(128) scale_kernel(const X* rows, const X* sums, uint32_t half, uint32_t len,
-                                                    size_t total_segments, X* out) {
-    const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    if (t >= total_segments) return;
-    const uint32_t a = uint32_t((t % (half / len)) * len);
-    out[t] = rows[t].add(mul_small(sums[t], a + 1));
-}
-
-// Horner over the window sums, top window first; writes the Jacobian result. One thread:
-// the c (W - 1) doublings are one dependent chain, so this kernel's time is their latency
-// (for G2 at 2^24, 20-bit windows, 8.4 ms). The chain starts at the top window's sum, not at
-// infinity, which would take c more doublings of nothing. num_windows >= 1.
-template <class X>
-__global__ void combine_kernel(const X* windows, uint32_t num_windows, uint32_t c, typename X::jacobian_t* out) {
-    if (blockIdx.x != 0 || threadIdx.x != 0) return;
-    X acc = windows[num_windows - 1];
-    for (int w = int(num_windows) - 2; w >= 0; w--) {
-        for (uint32_t i = 0; i < c; i++) acc = acc.dbl();
-        acc = acc.add(windows[w]);
-    }
-    *out = acc.to_jacobian();
 }
 
 }  // namespace
@@ -606,16 +330,12 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     scratch_b.release();
 
     const xyzz_t* windows = reduce_rows<xyzz_t>(segments, num_windows, segs_per_window, scratch_a, scratch_b, stream);
-    cudaStream_t last = stream;
-    if (tail && tail != stream) {
-        // The window sums are at the start of one of these (segments itself with a single
-        // segment a window): that one is freed on the tail, after the combination; the others
-        // go back on `stream` as before, so that the next MSM's stages can reuse them.
-        wait_for(tail, stream);
-        for (dev_ptr_t<xyzz_t>* owner : {&segments, &scratch_a, &scratch_b})
-            if (owner->get() == windows) owner->free_on(tail);
-        last = tail;
-    }
+    // The window sums are at the start of one of these (segments itself with a single segment
+    // a window): that one is freed where the combination runs; the others go back on `stream`
+    // at once, so that the next MSM's stages can reuse them.
+    const cudaStream_t last = last_step_stream(stream, tail);
+    for (dev_ptr_t<xyzz_t>* owner : {&segments, &scratch_a, &scratch_b})
+        if (owner->get() == windows) owner->free_on(last);
     combine_kernel<xyzz_t><<<1, 32, 0, last>>>(windows, num_windows, c, d_out);
     CUZK_LAUNCH_CHECK();
     if (profile) profile->done.record(last);

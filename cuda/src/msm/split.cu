@@ -48,13 +48,10 @@ void split_msm_device(const typename G::affine* d_bases, size_t len, const uint6
         CUZK_LAUNCH_CHECK();
     }
     msm_device<G>(gathered, d_scalars, other_count, parts.get() + 1, stream, nullptr, 0, tail);
-    cudaStream_t last = stream;
-    if (tail && tail != stream) {
-        // The batch sum (and, with no other scalars, the MSM's identity) came on `stream`.
-        wait_for(tail, stream);
-        parts.free_on(tail);
-        last = tail;
-    }
+    // The batch sum (and, with no other scalars, the MSM's identity) came on `stream`, the
+    // MSM's sum on the tail.
+    const cudaStream_t last = last_step_stream(stream, tail);
+    parts.free_on(last);
     add_pair_kernel<typename G::xyzz><<<1, 32, 0, last>>>(parts.get(), d_out);
     CUZK_LAUNCH_CHECK();
 }
