@@ -46,6 +46,17 @@ bench32() {  # bench32 CONFIG KIND NAME ARGS...
     --json "$R/$name.json" --timeline "$R/$name.svg" "$@"
 }
 
+before_after() {  # before_after NAME BENCH ARGS...: the previous bundle's BENCH (pack.sh with
+  # BEFORE=archive, as BENCH_before) and this one's, alternating, twice, each with --json
+  local name=$1 bench=$2 n
+  shift 2
+  [ -x $B/bench/${bench}_before ] || { echo "no ${bench}_before (pack.sh BEFORE=...)"; return 1; }
+  for n in 1 2; do
+    $B/bench/${bench}_before --json $R/$name-before-$n.json "$@" || return 1
+    $B/bench/$bench --json $R/$name-after-$n.json "$@" || return 1
+  done
+}
+
 tests() {  # tests NAME...: every test binary runs, whatever failed before it
   local rc=0 t
   for t in "$@"; do $B/tests/$t --test-threads 1 || rc=1; done
@@ -68,28 +79,16 @@ step() {
   msm) $B/bench/bench_msm --json $R/msm.json 22 24 26 g2:24 ;;
   msm-g2w) $B/bench/bench_msm --json $R/msm-g2w.json --windows 16,18,20 g2:24 ;;
   ncu-g2) ncu --clock-control none --metrics gpu__time_duration.sum --csv --log-file $R/ncu-g2.csv \
-      -k regex:'chunk_kernel|finish_kernel|running_sums|scale_kernel|reduce_kernel|combine_kernel' \
+      -k regex:'chunk_kernel|finish|running_sums|scale_kernel|reduce_kernel|combine_kernel' \
       -c 40 $B/bench/bench_msm g2:24 && python3 $T/ncusum.py $R/ncu-g2.csv ;;
   ntt) $B/bench/bench_ntt --json $R/ntt.json 20 24 27 ;;
   # The NTT before and after a kernel change, alternating, in one call: bench_ntt_before is
   # the previous bundle's (pack.sh with BEFORE=archive).
-  ntt-ab) [ -x $B/bench/bench_ntt_before ] || { echo "no bench_ntt_before (pack.sh BEFORE=...)"; return 1; }
-    local n
-    for n in 1 2; do
-      $B/bench/bench_ntt_before --json $R/ntt-before-$n.json 20 24 27 || return 1
-      $B/bench/bench_ntt --json $R/ntt-after-$n.json 20 24 27 || return 1
-    done
+  ntt-ab) before_after ntt bench_ntt 20 24 27 || return 1
     python3 $T/compare.py $R/ntt-before-*.json -- $R/ntt-after-*.json ;;
   # One proof after synthesis, the previous bundle's bench_groth16 (pack.sh with BEFORE=archive)
   # and this one's, alternating, twice; B_G2 and the splits on the GPU, no CPU prover.
-  groth16-ab) [ -x $B/bench/bench_groth16_before ] || { echo "no bench_groth16_before (pack.sh BEFORE=...)"; return 1; }
-    local n
-    for n in 1 2; do
-      $B/bench/bench_groth16_before --cpu-max 1 --b-g2 gpu --splits gpu --json $R/groth16-before-$n.json \
-        sha:22 mix:24 || return 1
-      $B/bench/bench_groth16 --cpu-max 1 --b-g2 gpu --splits gpu --json $R/groth16-after-$n.json \
-        sha:22 mix:24 || return 1
-    done ;;
+  groth16-ab) before_after groth16 bench_groth16 --cpu-max 1 --b-g2 gpu --splits gpu sha:22 mix:24 ;;
   affine) [ -x $B/affexp ] || { echo "no affexp in the bundle (tools/affine-experiment)"; return 1; }
     $B/affexp ;;
   # G1's MSM with the patch pack.sh's MSM_VARIANT named against this tree's,
