@@ -57,6 +57,22 @@ before_after() {  # before_after NAME BENCH ARGS...: the previous bundle's BENCH
   done
 }
 
+# Nsight Compute's full set over one kernel launch (the first one after two skipped that the
+# regex matches, demangled names): res/NAME-full.ncu-rep, its details and its SASS page with
+# stall samples as CSV, and a summary of both.
+ncu_sass() {  # ncu_sass NAME KERNEL_REGEX COMMAND...
+  local name=$1 kernel=$2
+  shift 2
+  ncu --clock-control none --set full --import-source no --kernel-name-base demangled -k "$kernel" -s 2 -c 1 \
+    -o $R/$name-full "$@" >/dev/null || return 1
+  ncu --import $R/$name-full.ncu-rep --page details --csv >$R/$name-full.csv &&
+    ncu --import $R/$name-full.ncu-rep --page source --csv --print-source sass >$R/$name-sass.csv || return 1
+  rm -f $R/$name-full.ncu-rep  # too large to bring back; the CSVs hold what is read
+  grep -E '"(Duration|Executed Ipc Active|Registers Per Thread|Achieved Occupancy|Local Memory Spilling Requests)"' \
+    $R/$name-full.csv | awk -F'","' '{sub(/",?$/, "", $NF); print $(NF-2) ": " $NF " " $(NF-1)}'
+  python3 $T/sass_stalls.py $R/$name-sass.csv 12
+}
+
 tests() {  # tests NAME...: every test binary runs, whatever failed before it
   local rc=0 t
   for t in "$@"; do $B/tests/$t --test-threads 1 || rc=1; done
@@ -113,6 +129,12 @@ step() {
       -o $R/ntt-full $B/bench/bench_ntt 27 >/dev/null &&
       ncu --import $R/ntt-full.ncu-rep --page details --csv >$R/ntt-full.csv &&
       grep -E 'pass_kernel|bitrev' $R/ntt-full.csv | grep -E '"(Duration|Compute \(SM\) Throughput|Memory Throughput|Issue Slots Busy|Achieved Occupancy|Registers Per Thread|Theoretical Occupancy|Executed Ipc Active|L1/TEX Hit Rate|DRAM Throughput)"' ;;
+  ncu-chunk) ncu_sass chunk regex:chunk_kernel $B/msmexp_main 24 || return 1
+    [ -x devrun/acc/accexp ] && { ncu_sass acc regex:acc_kernel devrun/acc/accexp || return 1; }
+    true ;;
+  ncu-chunk-variant) [ -x $B/msmexp_variant ] || { echo "no msmexp_variant in the bundle (pack.sh MSM_VARIANT=...)"; return 1; }
+    ncu_sass chunk-variant regex:chunk_kernel $B/msmexp_variant 24 ;;
+  ncu-chunk-g2) ncu_sass chunk2 regex:'chunk_kernel.*g2' $B/bench/bench_msm g2:24 ;;
   ncu-sha22 | ncu-sha24 | ncu-sha26 | ncu-mix24) c=${1#ncu-}; ncu_pair "${c%%[0-9]*}:${c##*[a-z]}" ;;
   pair-sha22 | pair-sha24 | pair-sha26 | pair-mix24) c=${1#pair-}; pair "${c%%[0-9]*}:${c##*[a-z]}" ;;
   *) echo "unknown step $1"; return 2 ;;

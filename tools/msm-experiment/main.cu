@@ -1,15 +1,17 @@
-// msmexp: the library's G1 MSM (msm/pippenger.cuh through msm_device) alone, on random
+// msmexp: the library's G1 or G2 MSM (msm/pippenger.cuh through msm_device) alone, on random
 // inputs generated on the GPU, for comparing builds of two source trees (build.sh) on one
 // machine: per size, the MSM's median of seven after two warm-ups (tools/common/timing.cuh),
 // its stages from the MSM's own events, and a hash of the result, which two builds of the
 // same arithmetic must share. The points are random field elements, not curve points: the
 // additions cost the same, and every build sees the same ones.
-//   msmexp [LOG2 ...]     (default 22 24 26)
+//   msmexp [LOG2 | g2:LOG2 ...]     (default 22 24 26; g2: a G2 MSM of that size, when built
+//                                    with MSMEXP_G2=1)
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <vector>
 
@@ -36,38 +38,54 @@ uint64_t hash_bytes(const void* p, size_t len) {
     return h;
 }
 
+// One size: the MSM of group G on 2^log_n random points and scalars, timed and hashed.
+template <class G>
+void run(const char* group, int log_n) {
+    using affine = typename G::affine;
+    using jacobian = typename G::jacobian;
+    const size_t n = size_t(1) << log_n;
+    constexpr size_t coords = sizeof(affine) / sizeof(fp_t);  // Fp elements a point: 2 (G1), 4 (G2)
+    affine* points;
+    fr_t* scalars;
+    jacobian* out;
+    CUZK_CUDA_CHECK(cudaMalloc(&points, n * sizeof(affine)));
+    CUZK_CUDA_CHECK(cudaMalloc(&scalars, n * sizeof(fr_t)));
+    CUZK_CUDA_CHECK(cudaMalloc(&out, sizeof(jacobian)));
+    // Coordinates below 2^380 < p, scalars below 2^254 < r.
+    random_kernel<<<unsigned((n * coords * 12 + 255) / 256), 256>>>(reinterpret_cast<uint32_t*>(points), n * coords,
+                                                                     12, 0x0fffffffu, 1);
+    random_kernel<<<unsigned((n * 8 + 255) / 256), 256>>>(reinterpret_cast<uint32_t*>(scalars), n, 8, 0x3fffffffu, 2);
+    CUZK_LAUNCH_CHECK();
+    msm::msm_profile_t profile;
+    const float ms = median_of([&] { msm::msm_device<G>(points, scalars, n, out, 0, &profile); });
+    jacobian h_out;
+    CUZK_CUDA_CHECK(cudaMemcpy(&h_out, out, sizeof(h_out), cudaMemcpyDeviceToHost));
+    std::printf("  %s 2^%-4d %8.2f %8.2f %8.2f %8.2f   %016llx\n", group, log_n, ms, profile.sorted.since(profile.begin),
+                profile.summed.since(profile.sorted), profile.done.since(profile.summed),
+                static_cast<unsigned long long>(hash_bytes(&h_out, sizeof(h_out))));
+    CUZK_CUDA_CHECK(cudaFree(points));
+    CUZK_CUDA_CHECK(cudaFree(scalars));
+    CUZK_CUDA_CHECK(cudaFree(out));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
-    std::vector<int> logs;
-    for (int i = 1; i < argc; i++) logs.push_back(std::atoi(argv[i]));
-    if (logs.empty()) logs = {22, 24, 26};
-    std::printf("G1 MSM, random inputs, median of 7 after 2 (ms)\n");
-    std::printf("  size      MSM     sort  buckets   reduce   result hash\n");
-    for (int log_n : logs) {
-        const size_t n = size_t(1) << log_n;
-        affine_t* points;
-        fr_t* scalars;
-        jacobian_t* out;
-        CUZK_CUDA_CHECK(cudaMalloc(&points, n * sizeof(affine_t)));
-        CUZK_CUDA_CHECK(cudaMalloc(&scalars, n * sizeof(fr_t)));
-        CUZK_CUDA_CHECK(cudaMalloc(&out, sizeof(jacobian_t)));
-        // Coordinates below 2^380 < p, scalars below 2^254 < r.
-        random_kernel<<<unsigned((n * 24 + 255) / 256), 256>>>(reinterpret_cast<uint32_t*>(points), n * 2, 12,
-                                                                0x0fffffffu, 1);
-        random_kernel<<<unsigned((n * 8 + 255) / 256), 256>>>(reinterpret_cast<uint32_t*>(scalars), n, 8, 0x3fffffffu,
-                                                               2);
-        CUZK_LAUNCH_CHECK();
-        msm::msm_profile_t profile;
-        const float ms = median_of([&] { msm::msm_device<g1_t>(points, scalars, n, out, 0, &profile); });
-        jacobian_t h_out;
-        CUZK_CUDA_CHECK(cudaMemcpy(&h_out, out, sizeof(h_out), cudaMemcpyDeviceToHost));
-        std::printf("  2^%-4d %8.2f %8.2f %8.2f %8.2f   %016llx\n", log_n, ms, profile.sorted.since(profile.begin),
-                    profile.summed.since(profile.sorted), profile.done.since(profile.summed),
-                    static_cast<unsigned long long>(hash_bytes(&h_out, sizeof(h_out))));
-        CUZK_CUDA_CHECK(cudaFree(points));
-        CUZK_CUDA_CHECK(cudaFree(scalars));
-        CUZK_CUDA_CHECK(cudaFree(out));
+    std::vector<const char*> sizes(argv + 1, argv + argc);
+    if (sizes.empty()) sizes = {"22", "24", "26"};
+    std::printf("MSM, random inputs, median of 7 after 2 (ms)\n");
+    std::printf("  group size      MSM     sort  buckets   reduce   result hash\n");
+    for (const char* size : sizes) {
+        if (std::strncmp(size, "g2:", 3) != 0) {
+            run<g1_t>("G1", std::atoi(size));
+            continue;
+        }
+#ifdef MSMEXP_G2
+        run<g2_t>("G2", std::atoi(size + 3));
+#else
+        std::fprintf(stderr, "msmexp: built without G2 (build.sh with MSMEXP_G2=1)\n");
+        return 2;
+#endif
     }
     return 0;
 } catch (const std::exception& e) {
