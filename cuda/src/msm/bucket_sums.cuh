@@ -55,7 +55,10 @@ __device__ __forceinline__ void stage_point(A* dst, const A* src) {
 }
 
 // Thread t sums chunk t: entries [j0, j1) of window w's sorted values, j0 = (t % per_window) *
-// CHUNK. It walks the digits' runs as it goes; each run's part inside the chunk (a segment)
+// CHUNK. It walks the digits' runs as it goes, from the digit first_digit_kernel found for
+// j0, with the next value and the next run's end loaded ahead (a load whose result the
+// thread needs at once leaves its SM idle: it holds two blocks of these heavy threads, which
+// reach their loads together); each run's part inside the chunk (a segment)
 // goes to the bucket itself when the run lies inside the chunk, to partials[2t] (the head)
 // when the run began before the chunk, and to partials[2t + 1] (the tail) when it began inside
 // the chunk and continues after it; a tail nobody wrote is set to infinity, so that a crossing
@@ -63,7 +66,8 @@ __device__ __forceinline__ void stage_point(A* dst, const A* src) {
 template <class G>
 __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const typename G::affine* __restrict__ points,
                                                     const uint32_t* __restrict__ sorted_vals, size_t n,
-                                                    const uint32_t* __restrict__ run_end, uint32_t half,
+                                                    const uint32_t* __restrict__ run_end,
+                                                    const uint32_t* __restrict__ first_digit, uint32_t half,
                                                     size_t per_window, size_t total_chunks,
                                                     typename G::xyzz* buckets, typename G::xyzz* partials) {
     using xyzz_t = typename G::xyzz;
@@ -77,18 +81,16 @@ __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const typename G::
     const uint32_t* vals = sorted_vals + w * n;
     xyzz_t* window_buckets = buckets + w * half;
 
-    // The digit whose run holds j0: the first with run_end > j0 (run_end[half] = n > j0).
-    uint32_t lo = 0, hi = half;
-    while (lo < hi) {
-        const uint32_t mid = (lo + hi) / 2;
-        if (ends[mid] > j0) hi = mid; else lo = mid + 1;
-    }
-    uint32_t d = lo, d_end = ends[d];
+    uint32_t d = first_digit[t], d_end = ends[d];
+    // The end of the next digit's run, loaded one run ahead so that a bucket boundary does
+    // not wait for a global load (run_end[half] = n, so d + 1 <= half while d_end < n).
+    uint32_t next_end = d < half ? ends[d + 1] : d_end;
+    uint32_t d_start = d > 0 ? ends[d - 1] : 0;  // where digit d's run begins
     bool tail_written = false;
     // Ends digit d's segment (non-empty: the walk only enters a digit at one of its entries).
     auto close = [&](const xyzz_t& acc) {
         if (d == 0) return;
-        if (ends[d - 1] < j0) {
+        if (d_start < j0) {
             partials[2 * t] = acc;
         } else if (d_end > j1) {
             partials[2 * t + 1] = acc;
@@ -105,6 +107,9 @@ __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const typename G::
     constexpr bool staged = sizeof(affine_t) > sizeof(g1_t::affine);
     xyzz_t acc = xyzz_t::inf();
     uint32_t v = vals[j0];
+    // The value after v, loaded one addition before its point is: the point's address waits
+    // for it.
+    uint32_t v_ahead = j0 + 1 < j1 ? vals[j0 + 1] : 0;
     affine_t next;
     affine_t* slots = nullptr;
     if constexpr (staged) {
@@ -124,20 +129,25 @@ __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const typename G::
             __pipeline_wait_prior(0);
             q = slots[(j - j0) & 1];
             if (j + 1 < j1) {
-                v = vals[j + 1];
+                v = v_ahead;
                 stage_point(slots + ((j - j0 + 1) & 1), points + (v & ~SIGN_BIT));
             }
         } else {
             q = next;
             if (j + 1 < j1) {
-                v = vals[j + 1];
+                v = v_ahead;
                 next = points[v & ~SIGN_BIT];
             }
         }
+        if (j + 2 < j1) v_ahead = vals[j + 2];
         if (j >= d_end) {
             close(acc);
             acc = xyzz_t::inf();
-            do d_end = ends[++d]; while (d_end <= j);  // skips empty runs
+            d_start = d_end;  // the runs skipped below are empty: they begin where d's ended
+            d_end = next_end;
+            d++;
+            while (d_end <= j) d_end = ends[++d];  // skips empty runs
+            next_end = d < half ? ends[d + 1] : d_end;
         }
         if (d != 0) {
             if (cur_v & SIGN_BIT) q.y = q.y.neg();  // -(x, y) = (x, -y); infinity (0, 0) stays put
@@ -146,6 +156,26 @@ __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const typename G::
     }
     close(acc);
     if (!tail_written) partials[2 * t + 1] = xyzz_t::inf();
+}
+
+// first_digit[t] = the digit whose run holds chunk t's first entry j0: the first d with
+// run_end[d] > j0 in its window (run_end[half] = n > j0). A binary search of about c steps
+// per chunk, done here by many light threads rather than at the start of chunk_kernel,
+// whose few heavy warps would wait for its dependent loads together (2.6% of its stall
+// samples at 2^24, ncu on the H200, 2026-12-05).
+__global__ void first_digit_kernel(const uint32_t* run_end, uint32_t half, size_t per_window, size_t total_chunks,
+                                   uint32_t* first_digit) {
+    const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    if (t >= total_chunks) return;
+    const size_t w = t / per_window;
+    const uint32_t j0 = uint32_t((t - w * per_window) * CHUNK);
+    const uint32_t* ends = run_end + w * (half + 1);
+    uint32_t lo = 0, hi = half;
+    while (lo < hi) {
+        const uint32_t mid = (lo + hi) / 2;
+        if (ends[mid] > j0) hi = mid; else lo = mid + 1;
+    }
+    first_digit[t] = lo;
 }
 
 // The partials of every bucket whose run crosses a chunk boundary: count[t] of them from

@@ -20,7 +20,8 @@
 //      every bucket's points; a binary search per digit records where each digit's run ends
 //      (run_end, nondecreasing, so a run's start is its predecessor's end);
 //   2. bucket sums (all windows at once): each window's sorted points are cut into chunks of
-//      CHUNK consecutive entries, whatever the buckets, and one thread per chunk adds its
+//      CHUNK consecutive entries, whatever the buckets; a light kernel finds the digit at
+//      each chunk's start, and one thread per chunk adds its
 //      points with mixed additions into an XYZZ accumulator, closing the accumulator at every
 //      bucket boundary. A bucket whose run lies inside one chunk is complete there and written
 //      straight to its slot; a run that crosses a chunk boundary leaves one partial sum in
@@ -161,9 +162,9 @@ size_t msm_scratch_bytes(size_t n, uint32_t window_bits) {
     // 1. digits and sorts: canonical limbs and carries, keys, values, sorted keys, the sort's
     //    temp, the sorted values, runs.
     size_t peak = n * (sizeof(fr_t) + 8) + 3 * n * 4 + sort_bytes + sorted_vals + runs;
-    // 2. chunk sums: the sorted values, runs, buckets and partials; then the counts and the
-    //    crossing buckets' first chunks.
-    peak = std::max(peak, sorted_vals + runs + (buckets + level) * x);
+    // 2. chunk sums: the sorted values, runs, each chunk's first digit, buckets and partials;
+    //    then the counts and the crossing buckets' first chunks.
+    peak = std::max(peak, sorted_vals + runs + chunks_per_window(n) * w * 4 + (buckets + level) * x);
     peak = std::max(peak, runs + counts + firsts + (buckets + level) * x);
     // 3. rounds of groups (see msm_device): each level beside the one it is made from, and a
     //    second pair of count and offset arrays.
@@ -245,9 +246,15 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     const size_t per_window = chunks_per_window(n), total_chunks = num_windows * per_window;
     dev_ptr_t<xyzz_t> buckets(total_buckets, stream);
     dev_ptr_t<xyzz_t> pieces(2 * total_chunks, stream);
-    chunk_kernel<G><<<blocks_for(total_chunks, CHUNK_THREADS), CHUNK_THREADS, 0, stream>>>(
-        d_points, sorted_vals, n, run_end, half, per_window, total_chunks, buckets, pieces);
-    CUZK_LAUNCH_CHECK();
+    {
+        dev_ptr_t<uint32_t> first_digit(total_chunks, stream);
+        first_digit_kernel<<<blocks_for(total_chunks, T), T, 0, stream>>>(run_end, half, per_window, total_chunks,
+                                                                          first_digit);
+        CUZK_LAUNCH_CHECK();
+        chunk_kernel<G><<<blocks_for(total_chunks, CHUNK_THREADS), CHUNK_THREADS, 0, stream>>>(
+            d_points, sorted_vals, n, run_end, first_digit, half, per_window, total_chunks, buckets, pieces);
+        CUZK_LAUNCH_CHECK();
+    }
     sorted_vals.release();
 
     // Step 3: the crossing buckets' partials. Buckets with at most PIECE are summed at once;
