@@ -4,9 +4,10 @@
 # tools/fp64-experiment's fp64exp and nttmix, tools/msm-experiment's msmexp of this tree (and,
 # with MSM_VARIANT=PATCH, of this tree with that patch), and the supraseal peer when built)
 # into devrun/b.tar.xz, under the device tool's 64 MiB.
-# BEFORE=ARCHIVE adds that earlier archive's bench_ntt and bench_groth16 as
-# bench/bench_ntt_before and bench/bench_groth16_before, for the queue's before-and-after steps
-# (ntt-ab, groth16-ab).
+# BEFORE=ARCHIVE adds that earlier archive's bench_ntt, bench_msm and bench_groth16 as
+# bench/bench_ntt_before, bench/bench_msm_before and bench/bench_groth16_before, for the
+# queue's before-and-after steps (ntt-ab, msm-ab, groth16-ab). Size: b77cf46's bundle went
+# from 23 to 40 MiB with 4cf5a03's bench_msm and bench_groth16 and an msmexp variant added.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 eval "$(cargo run --quiet -p xtask -- cuda-toolchain)"
@@ -35,7 +36,7 @@ strip --strip-debug -R __nv_relfatbin "$stage/b2/cuzk"
 if [ -f target/peer/supraseal-peer.xz ]; then xz -dc target/peer/supraseal-peer.xz >"$stage/b2/supraseal-peer"; chmod +x "$stage/b2/supraseal-peer"; fi
 if [ -n "${BEFORE:-}" ]; then
   xz -dc "$BEFORE" | tar -C "$stage" -xf - --transform 's,\(bench_[a-z0-9]*\)$,\1_before,' \
-    b2/bench/bench_ntt b2/bench/bench_groth16
+    b2/bench/bench_ntt b2/bench/bench_msm b2/bench/bench_groth16
 fi
 mkdir -p devrun
 tar -C "$stage" -cf - b2 | xz --lzma2=preset=6,dict=256MiB -T2 >devrun/b.tar.xz

@@ -104,6 +104,8 @@ step() {
     python3 $T/compare.py $R/ntt-before-*.json -- $R/ntt-after-*.json ;;
   # One proof after synthesis, the previous bundle's bench_groth16 (pack.sh with BEFORE=archive)
   # and this one's, alternating, twice; B_G2 and the splits on the GPU, no CPU prover.
+  msm-ab) before_after msm bench_msm 24 26 g2:24 || return 1
+    python3 $T/compare.py $R/msm-before-*.json -- $R/msm-after-*.json ;;
   groth16-ab) before_after groth16 bench_groth16 --cpu-max 1 --b-g2 gpu --splits gpu sha:22 mix:24 ;;
   affine) [ -x $B/affexp ] || { echo "no affexp in the bundle (tools/affine-experiment)"; return 1; }
     $B/affexp ;;
