@@ -58,8 +58,9 @@ before_after() {  # before_after NAME BENCH ARGS...: the previous bundle's BENCH
 }
 
 # Nsight Compute's full set over one kernel launch (the first one after two skipped that the
-# regex matches, demangled names): res/NAME-full.ncu-rep, its details and its SASS page with
-# stall samples as CSV, and a summary of both.
+# regex matches, demangled names): its details (res/NAME-full.csv) and its SASS page with
+# stall samples (res/NAME-sass.csv), and a summary of both; the report itself is deleted once
+# they are written, being too large to bring back.
 ncu_sass() {  # ncu_sass NAME KERNEL_REGEX COMMAND...
   local name=$1 kernel=$2
   shift 2
@@ -102,10 +103,12 @@ step() {
   # the previous bundle's (pack.sh with BEFORE=archive).
   ntt-ab) before_after ntt bench_ntt 20 24 27 || return 1
     python3 $T/compare.py $R/ntt-before-*.json -- $R/ntt-after-*.json ;;
-  # One proof after synthesis, the previous bundle's bench_groth16 (pack.sh with BEFORE=archive)
-  # and this one's, alternating, twice; B_G2 and the splits on the GPU, no CPU prover.
+  # The G1 and G2 MSMs, the previous bundle's bench_msm (pack.sh with BEFORE=archive) and this
+  # one's, alternating, twice.
   msm-ab) before_after msm bench_msm 24 26 g2:24 || return 1
     python3 $T/compare.py $R/msm-before-*.json -- $R/msm-after-*.json ;;
+  # One proof after synthesis, the previous bundle's bench_groth16 (pack.sh with BEFORE=archive)
+  # and this one's, alternating, twice; B_G2 and the splits on the GPU, no CPU prover.
   groth16-ab) before_after groth16 bench_groth16 --cpu-max 1 --b-g2 gpu --splits gpu sha:22 mix:24 ;;
   affine) [ -x $B/affexp ] || { echo "no affexp in the bundle (tools/affine-experiment)"; return 1; }
     $B/affexp ;;

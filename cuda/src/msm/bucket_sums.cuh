@@ -56,9 +56,9 @@ __device__ __forceinline__ void stage_point(A* dst, const A* src) {
 
 // Thread t sums chunk t: entries [j0, j1) of window w's sorted values, j0 = (t % per_window) *
 // CHUNK. It walks the digits' runs as it goes, from the digit first_digit_kernel found for
-// j0, with the next value and the next run's end loaded ahead (a load whose result the
-// thread needs at once leaves its SM idle: it holds two blocks of these heavy threads, which
-// reach their loads together); each run's part inside the chunk (a segment)
+// j0, with the next value and the next run's end loaded ahead (a load whose result is needed
+// at once stalls its warp, and with two warps a scheduler little else can issue meanwhile);
+// each run's part inside the chunk (a segment)
 // goes to the bucket itself when the run lies inside the chunk, to partials[2t] (the head)
 // when the run began before the chunk, and to partials[2t + 1] (the tail) when it began inside
 // the chunk and continues after it; a tail nobody wrote is set to infinity, so that a crossing
@@ -159,10 +159,10 @@ __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const typename G::
 }
 
 // first_digit[t] = the digit whose run holds chunk t's first entry j0: the first d with
-// run_end[d] > j0 in its window (run_end[half] = n > j0). A binary search of about c steps
-// per chunk, done here by many light threads rather than at the start of chunk_kernel,
-// whose few heavy warps would wait for its dependent loads together (2.6% of its stall
-// samples at 2^24, ncu on the H200, 2026-12-05).
+// run_end[d] > j0 in its window (run_end[half] = n > j0). A binary search of c - 1 dependent
+// loads per chunk, done here by many light threads rather than at the start of chunk_kernel,
+// whose few heavy warps would wait for them (about 0.3% of its stall samples at 2^24, ncu on
+// the H200, 2026-12-05).
 __global__ void first_digit_kernel(const uint32_t* run_end, uint32_t half, size_t per_window, size_t total_chunks,
                                    uint32_t* first_digit) {
     const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
