@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "msm/msm.cuh"
+#include "msm/run_walk.cuh"
 
 namespace cuzk::msm {
 
@@ -55,10 +56,10 @@ __device__ __forceinline__ void stage_point(A* dst, const A* src) {
 }
 
 // Thread t sums chunk t: entries [j0, j1) of window w's sorted values, j0 = (t % per_window) *
-// CHUNK. It walks the digits' runs as it goes, from the digit first_digit_kernel found for
-// j0, with the next value and the next run's end loaded ahead (a load whose result is needed
-// at once stalls its warp, and with two warps a scheduler little else can issue meanwhile);
-// each run's part inside the chunk (a segment)
+// CHUNK. It walks the digits' runs as it goes (msm/run_walk.cuh, which a CPU test runs too),
+// from the digit first_digit_kernel found for j0, with the next value and the next run's end
+// loaded ahead (a load whose result is needed at once stalls its warp, and with two warps a
+// scheduler little else can issue meanwhile); each run's part inside the chunk (a segment)
 // goes to the bucket itself when the run lies inside the chunk, to partials[2t] (the head)
 // when the run began before the chunk, and to partials[2t + 1] (the tail) when it began inside
 // the chunk and continues after it; a tail nobody wrote is set to infinity, so that a crossing
@@ -81,22 +82,20 @@ __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const typename G::
     const uint32_t* vals = sorted_vals + w * n;
     xyzz_t* window_buckets = buckets + w * half;
 
-    uint32_t d = first_digit[t], d_end = ends[d];
-    // The end of the next digit's run, loaded one run ahead so that a bucket boundary does
-    // not wait for a global load (run_end[half] = n, so d + 1 <= half while d_end < n).
-    uint32_t next_end = d < half ? ends[d + 1] : d_end;
-    uint32_t d_start = d > 0 ? ends[d - 1] : 0;  // where digit d's run begins
+    const auto run_end_of = [&](uint32_t d) { return ends[d]; };
+    walk::cursor_t run = walk::cursor_at(run_end_of, half, first_digit[t]);
     bool tail_written = false;
-    // Ends digit d's segment (non-empty: the walk only enters a digit at one of its entries).
+    // Ends the current digit's segment (non-empty: the walk only enters a digit at one of its
+    // entries).
     auto close = [&](const xyzz_t& acc) {
-        if (d == 0) return;
-        if (d_start < j0) {
-            partials[2 * t] = acc;
-        } else if (d_end > j1) {
+        switch (walk::segment_of(run, j0, j1)) {
+        case walk::segment_t::none: break;
+        case walk::segment_t::head: partials[2 * t] = acc; break;
+        case walk::segment_t::tail:
             partials[2 * t + 1] = acc;
             tail_written = true;
-        } else {
-            window_buckets[d - 1] = acc;
+            break;
+        case walk::segment_t::bucket: window_buckets[run.d - 1] = acc; break;
         }
     };
     // The points are scattered over the whole vector (an HBM read each): the next one is
@@ -140,16 +139,12 @@ __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const typename G::
             }
         }
         if (j + 2 < j1) v_ahead = vals[j + 2];
-        if (j >= d_end) {
+        if (j >= run.end) {
             close(acc);
             acc = xyzz_t::inf();
-            d_start = d_end;  // the runs skipped below are empty: they begin where d's ended
-            d_end = next_end;
-            d++;
-            while (d_end <= j) d_end = ends[++d];  // skips empty runs
-            next_end = d < half ? ends[d + 1] : d_end;
+            walk::advance(run, run_end_of, half, j);
         }
-        if (d != 0) {
+        if (run.d != 0) {
             if (cur_v & SIGN_BIT) q.y = q.y.neg();  // -(x, y) = (x, -y); infinity (0, 0) stays put
             acc = acc.add_affine(q);
         }
@@ -170,12 +165,7 @@ __global__ void first_digit_kernel(const uint32_t* run_end, uint32_t half, size_
     const size_t w = t / per_window;
     const uint32_t j0 = uint32_t((t - w * per_window) * CHUNK);
     const uint32_t* ends = run_end + w * (half + 1);
-    uint32_t lo = 0, hi = half;
-    while (lo < hi) {
-        const uint32_t mid = (lo + hi) / 2;
-        if (ends[mid] > j0) hi = mid; else lo = mid + 1;
-    }
-    first_digit[t] = lo;
+    first_digit[t] = walk::digit_at([&](uint32_t d) { return ends[d]; }, half, j0);
 }
 
 // The partials of every bucket whose run crosses a chunk boundary: count[t] of them from
