@@ -152,19 +152,20 @@ size_t msm_scratch_bytes(size_t n, uint32_t window_bits) {
     const size_t runs = w * (half + 1) * 4;           // run ends
     const size_t sorted_vals = n * w * 4;             // every window's sorted values
     const size_t counts = 2 * buckets * 4 + scan_bytes;  // partial counts, offsets, scan temp
-    size_t level = 2 * w * chunks_per_window(n);      // heads and tails
+    const size_t chunks = w * chunks_per_window(n);   // every window's chunks
+    size_t level = 2 * chunks;                         // heads and tails
     size_t select_bytes = 0;
     CUZK_CUDA_CHECK(cub::DeviceSelect::If(nullptr, select_bytes, static_cast<uint32_t*>(nullptr),
                                           static_cast<uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
-                                          int(w * chunks_per_window(n)), names_bucket_t{}));
+                                          int(chunks), names_bucket_t{}));
     // The crossing bucket each chunk begins, the list of them, and the selection's temp.
-    const size_t firsts = 2 * w * chunks_per_window(n) * 4 + select_bytes + 4;
+    const size_t firsts = 2 * chunks * 4 + select_bytes + 4;
     // 1. digits and sorts: canonical limbs and carries, keys, values, sorted keys, the sort's
     //    temp, the sorted values, runs.
     size_t peak = n * (sizeof(fr_t) + 8) + 3 * n * 4 + sort_bytes + sorted_vals + runs;
     // 2. chunk sums: the sorted values, runs, each chunk's first digit, buckets and partials;
     //    then the counts and the crossing buckets' first chunks.
-    peak = std::max(peak, sorted_vals + runs + chunks_per_window(n) * w * 4 + (buckets + level) * x);
+    peak = std::max(peak, sorted_vals + runs + chunks * 4 + (buckets + level) * x);
     peak = std::max(peak, runs + counts + firsts + (buckets + level) * x);
     // 3. rounds of groups (see msm_device): each level beside the one it is made from, and a
     //    second pair of count and offset arrays.
