@@ -38,6 +38,15 @@ __device__ __forceinline__ size_t owner_of(const uint32_t* offset, size_t total,
     return lo;
 }
 
+// *p through the read-only path, as an instruction the compiler may neither repeat nor move:
+// a value loaded ahead of its use stays in its register until then, where a plain load
+// could be issued again at the use (to spare the register) and wait there.
+__device__ __forceinline__ uint32_t load_ahead(const uint32_t* p) {
+    uint32_t v;
+    asm volatile("ld.global.nc.u32 %0, [%1];" : "=r"(v) : "l"(p));
+    return v;
+}
+
 // chunk_kernel's threads per block.
 constexpr uint32_t CHUNK_THREADS = 128;
 // The mark of a chunk in which no crossing bucket begins (see crossing_kernel; bucket indices
@@ -82,7 +91,7 @@ __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const typename G::
     const uint32_t* vals = sorted_vals + w * n;
     xyzz_t* window_buckets = buckets + w * half;
 
-    const auto run_end_of = [&](uint32_t d) { return ends[d]; };
+    const auto run_end_of = [&](uint32_t d) { return load_ahead(ends + d); };
     walk::cursor_t run = walk::cursor_at(run_end_of, half, first_digit[t]);
     bool tail_written = false;
     // Ends the current digit's segment (non-empty: the walk only enters a digit at one of its
@@ -108,7 +117,7 @@ __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const typename G::
     uint32_t v = vals[j0];
     // The value after v, loaded one addition before its point is: the point's address waits
     // for it.
-    uint32_t v_ahead = j0 + 1 < j1 ? vals[j0 + 1] : 0;
+    uint32_t v_ahead = j0 + 1 < j1 ? load_ahead(vals + j0 + 1) : 0;
     affine_t next;
     affine_t* slots = nullptr;
     if constexpr (staged) {
@@ -138,7 +147,7 @@ __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const typename G::
                 next = points[v & ~SIGN_BIT];
             }
         }
-        if (j + 2 < j1) v_ahead = vals[j + 2];
+        if (j + 2 < j1) v_ahead = load_ahead(vals + j + 2);
         if (j >= run.end) {
             close(acc);
             acc = xyzz_t::inf();

@@ -23,6 +23,19 @@ __device__ __forceinline__ uint32_t digit_at(const Ends& run_end, uint32_t half,
     return lo;
 }
 
+// A copy of x that the compiler may not move a later load above, so that the load may write
+// the register x came from (a load hoisted above the copy writes another register, and the
+// copy back waits for it).
+__device__ __forceinline__ uint32_t pinned_copy(uint32_t x) {
+#ifdef __CUDA_ARCH__
+    uint32_t y;
+    asm volatile("mov.u32 %0, %1;" : "=r"(y) : "r"(x));
+    return y;
+#else
+    return x;
+#endif
+}
+
 // Where the walk stands: the digit whose run holds the current entry, where that run begins
 // and ends, and where the next digit's run ends. The next end is read one run ahead, so that
 // crossing a boundary does not wait for a read of memory.
@@ -37,7 +50,7 @@ struct cursor_t {
 template <class Ends>
 __device__ __forceinline__ cursor_t cursor_at(const Ends& run_end, uint32_t half, uint32_t d) {
     const uint32_t end = run_end(d);
-    const uint32_t next_end = d < half ? run_end(d + 1) : end;
+    const uint32_t next_end = run_end(d < half ? d + 1 : half);
     const uint32_t start = d > 0 ? run_end(d - 1) : 0;
     return {d, start, end, next_end};
 }
@@ -45,14 +58,16 @@ __device__ __forceinline__ cursor_t cursor_at(const Ends& run_end, uint32_t half
 // Moves the cursor on at entry j, the first past its run (j == end: the walk visits every
 // entry in turn). Runs with no entries are skipped; they begin and end where the current run
 // ended, so that is where the next run with entries begins. As j < n = run_end(half), the
-// digit stays below half until the last step, and run_end(d + 1) is read only below half.
+// digit stays below half until the last step. The next end is read at d + 1, or at half once
+// d is there (where it equals the current end): one read whatever d is, because a choice
+// between a read and another value would make the next boundary wait for the read.
 template <class Ends>
 __device__ __forceinline__ void advance(cursor_t& c, const Ends& run_end, uint32_t half, uint32_t j) {
     c.start = c.end;
-    c.end = c.next_end;
+    c.end = pinned_copy(c.next_end);
     c.d++;
     while (c.end <= j) c.end = run_end(++c.d);
-    c.next_end = c.d < half ? run_end(c.d + 1) : c.end;
+    c.next_end = run_end(c.d < half ? c.d + 1 : half);  // unconditional: nothing waits for it
 }
 
 // Where the sum of the current run's entries inside the chunk [j0, j1) goes.
