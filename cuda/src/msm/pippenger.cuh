@@ -35,10 +35,11 @@
 //      PIECE, one thread per group, round after round, each bucket completed as soon as it has
 //      at most PIECE left (a tree of fan-in PIECE: many equal scalars make one bucket span
 //      every chunk);
-//   4. bucket reduction: each window's buckets are split into segments of SEG buckets; one
-//      thread per segment turns its buckets into their running sums in place, the row sums of
-//      those and one small multiple of the segment's sum give sum d B_d over the segment, and
-//      the segment results are summed per window;
+//   4. bucket reduction: sum_d d B_d per window by levels of running sums (msm/reduction.cuh):
+//      the buckets are cut into segments of SEG, one thread per segment turns them into their
+//      running sums in place, the segments' sums are the next level's elements (segments of
+//      UPPER_SEG), and so on up to one element a window; each level's row sum, weighted by
+//      Horner's rule over the levels (doublings), gives the window's sum;
 //   5. one thread combines the windows by Horner's rule (c doublings, one addition per window)
 //      and writes blst's Jacobian form.
 // No thread adds more than CHUNK points or PIECE partials, whatever the distribution of the
@@ -176,11 +177,11 @@ size_t msm_scratch_bytes(size_t n, uint32_t window_bits) {
         peak = std::max(peak, runs + counts + group_counts + (buckets + level + next) * x);
         level = next;
     }
-    // 4. reduction: the buckets (turned into running sums), the segments' sums, the two
-    //    levels of the buckets' row sums (fan-in 32: at most 2 and 1 per segment of 64) and
-    //    the scaled segments; then the segments' row sums.
+    // 4. reduction, its first level (the largest): the buckets (turned into running sums), the
+    //    segments' sums, the row sums' two scratch levels (fan-in 32: 2 and 1/16 a segment of
+    //    64), and each level's row sums and the window sums (a few per window).
     const size_t segments = w * (half / std::min<size_t>(SEG, half));
-    peak = std::max(peak, (buckets + 5 * segments) * x);
+    peak = std::max(peak, (buckets + 4 * segments + (MAX_LEVELS + 2) * w) * x);
     return peak + (size_t(32) << 20);  // pool rounding of about 16 allocations
 }
 
@@ -319,31 +320,38 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     run_end.release();
     if (profile) profile->summed.record(stream);
 
-    const uint32_t seg_len = std::min<uint32_t>(SEG, half);
-    const size_t segs_per_window = half / seg_len;
-    const size_t total_segments = num_windows * segs_per_window;
-    dev_ptr_t<xyzz_t> segment_sums(total_segments, stream);
-    running_sums_kernel<xyzz_t><<<blocks_for(total_segments, 128), 128, 0, stream>>>(buckets, seg_len, total_segments,
-                                                                                     segment_sums);
-    CUZK_LAUNCH_CHECK();
+    // Step 4: levels of running sums (msm/reduction.cuh), from the buckets up to one element
+    // a window; each level's row sums (Q_k, one a window) are kept in q for the window sums.
+    level_shifts_t levels{};
+    dev_ptr_t<xyzz_t> q(size_t(num_windows) * MAX_LEVELS, stream);
     dev_ptr_t<xyzz_t> scratch_a, scratch_b;
-    const xyzz_t* rows = reduce_rows<xyzz_t>(buckets, total_segments, seg_len, scratch_a, scratch_b, stream);
-    dev_ptr_t<xyzz_t> segments(total_segments, stream);
-    scale_kernel<xyzz_t><<<blocks_for(total_segments, 128), 128, 0, stream>>>(rows, segment_sums, half, seg_len,
-                                                                              total_segments, segments);
-    CUZK_LAUNCH_CHECK();
-    segment_sums.release();
-    buckets.release();
+    dev_ptr_t<xyzz_t> level = std::move(buckets);
+    for (size_t per = half; per > 1;) {
+        const uint32_t len = uint32_t(std::min<size_t>(levels.count == 0 ? SEG : UPPER_SEG, per));
+        const size_t segments = num_windows * (per / len);
+        CUZK_REQUIRE(levels.count < MAX_LEVELS, "msm: too many reduction levels");
+        dev_ptr_t<xyzz_t> sums(segments, stream);
+        running_sums_kernel<xyzz_t><<<blocks_for(segments, 128), 128, 0, stream>>>(level, len, segments, sums);
+        CUZK_LAUNCH_CHECK();
+        const xyzz_t* row = reduce_rows<xyzz_t>(level, num_windows, per, scratch_a, scratch_b, stream);
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(q.get() + levels.count * size_t(num_windows), row,
+                                        num_windows * sizeof(xyzz_t), cudaMemcpyDeviceToDevice, stream));
+        levels.log2_len[levels.count++] = uint32_t(__builtin_ctz(len));
+        level = std::move(sums);
+        per /= len;
+    }
     scratch_a.release();
     scratch_b.release();
+    dev_ptr_t<xyzz_t> windows(num_windows, stream);
+    window_sums_kernel<xyzz_t><<<blocks_for(num_windows, 32), 32, 0, stream>>>(q, level, levels, num_windows, windows);
+    CUZK_LAUNCH_CHECK();
+    q.release();
+    level.release();
 
-    const xyzz_t* windows = reduce_rows<xyzz_t>(segments, num_windows, segs_per_window, scratch_a, scratch_b, stream);
-    // The window sums are at the start of one of these (segments itself with a single segment
-    // a window): that one is freed where the combination runs; the others go back on `stream`
-    // at once, so that the next MSM's stages can reuse them.
+    // Step 5 goes on the tail stream when there is one (see last_step_stream), which frees
+    // the window sums there.
     const cudaStream_t last = last_step_stream(stream, tail);
-    for (dev_ptr_t<xyzz_t>* owner : {&segments, &scratch_a, &scratch_b})
-        if (owner->get() == windows) owner->free_on(last);
+    windows.free_on(last);
     combine_kernel<xyzz_t><<<1, 32, 0, last>>>(windows, num_windows, c, d_out);
     CUZK_LAUNCH_CHECK();
     if (profile) profile->done.record(last);

@@ -1,5 +1,5 @@
 // Steps 4 and 5 of the Pippenger MSM (pippenger.cuh): each window's buckets reduced to
-// sum_d d B_d by running sums in segments, and the windows combined by Horner's rule.
+// sum_d d B_d by levels of running sums in segments, and the windows combined by Horner's rule.
 // Templates over the group's XYZZ type, included by pippenger.cuh only.
 #pragma once
 
@@ -8,33 +8,36 @@
 namespace cuzk::msm {
 namespace {
 
-constexpr uint32_t SEG = 64;  // buckets per reduction segment
+constexpr uint32_t SEG = 64;          // elements per segment at the first level (the buckets)
+constexpr uint32_t UPPER_SEG = 8;     // elements per segment at the levels above it
+constexpr uint32_t MAX_LEVELS = 8;    // 2^21 buckets: segments of 64, then five levels of 8
 
-// k * p for 0 < k < 2^32, by double-and-add from the top set bit.
-template <class X>
-__device__ X mul_small(const X& p, uint32_t k) {
-    X r = X::inf();
-    for (int b = 31 - __clz(k); b >= 0; b--) {
-        r = r.dbl();
-        if ((k >> b) & 1) r = r.add(p);
-    }
-    return r;
-}
+// Step 4 computes each window's sum_{j < half} (j + 1) B_j (bucket j holds digit j + 1) with
+// running sums in levels, and no multiplication by a scalar. For elements E_0..E_{m-1} of a
+// window (m a power of two), cut into segments u of L elements, j = u L + v:
+//     F(E) = sum_j j E_j = sum_u Q_u + L F(S),   Q_u = sum_{v >= 1} R_{u,v},   S_u = R_{u,0},
+// where R_{u,v} = sum_{v' >= v} E_{uL+v'} are the running sums from the segment's top. So a
+// level turns its elements into running sums in place (running_sums_kernel), their sum over the
+// window is Q = sum_u Q_u (the first running sum of each segment is set to infinity, so a
+// plain row sum gives it), and the segment sums S are the next level's elements, until one is
+// left per window: sum_j B_j. The window's sum is then
+//     sum_j B_j + Q_0 + L_0 (Q_1 + L_1 (Q_2 + ...)),
+// which window_sums_kernel evaluates by Horner's rule (L_k a power of two: doublings). Every
+// element costs two additions at each level (its running sum, then the row sum), and the
+// levels above the first are 1/64 of it; the multiplication of each segment's sum by its
+// digit (double-and-add, 2.7 ms of G1's reduction and 14.4 of G2's at 2^24, ncu, H200,
+// 2026-12-04) is gone.
 
-// One thread per segment of `len` buckets, in place. Bucket j of a window holds digit j + 1,
-// so the segment starting at bucket a contributes
-//     sum_j (j + 1) B_j = sum_{d=1}^{len-1} R_d + (a + 1) R_0,   R_d = sum_{j >= a + d} B_j,
-// the R_d being the running sums from the segment's top. This kernel replaces B_{a+d} by R_d
-// for d >= 1, writes R_0 (the segment's sum) to sums[t] and sets bucket a to infinity, so
-// that each segment's row sum of the buckets (reduce_rows) is the first term. The segments
-// tile the buckets (len divides half). One accumulator a thread: the kernel that kept the
-// running sum and the sum of running sums both in registers spilled 4 KB a thread for G2
-// (255 registers), where the G2 MSM's reduction took 74 ms at 2^24.
+// One thread per segment of `len` elements, in place: element d >= 1 of the segment becomes
+// R_d, element 0 becomes infinity, and R_0 (the segment's sum) goes to sums[t]. One
+// accumulator a thread: the kernel that kept the running sum and the sum of running sums both
+// in registers spilled 4 KB a thread for G2 (255 registers), where the G2 MSM's reduction
+// took 74 ms at 2^24.
 template <class X>
-__global__ void __launch_bounds__(128) running_sums_kernel(X* buckets, uint32_t len, size_t total_segments, X* sums) {
+__global__ void __launch_bounds__(128) running_sums_kernel(X* elems, uint32_t len, size_t total_segments, X* sums) {
     const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (t >= total_segments) return;
-    X* b = buckets + t * len;
+    X* b = elems + t * len;
     X running = X::inf();
     for (uint32_t d = len - 1; d > 0; d--) {
         running = running.add(b[d]);
@@ -44,16 +47,25 @@ __global__ void __launch_bounds__(128) running_sums_kernel(X* buckets, uint32_t 
     b[0] = X::inf();
 }
 
-// out[t] = rows[t] + (a + 1) * sums[t] for segment t, which starts at bucket a of its window.
-// The small multiple has a kernel of its own: inlined beside the running sums, its
-// double-and-add loop made ptxas spill (552 bytes a thread for G1, against 332 without it).
+// The segment lengths of step 4's levels, as powers of two, first level first.
+struct level_shifts_t {
+    uint32_t count;
+    uint32_t log2_len[MAX_LEVELS];
+};
+
+// Thread w: window w's sum from the levels' row sums q[k * windows + w] (Q_k) and the last
+// level's single element top[w] (the sum of all its buckets), by Horner's rule over the
+// levels (see above).
 template <class X>
-__global__ void __launch_bounds__(128) scale_kernel(const X* rows, const X* sums, uint32_t half, uint32_t len,
-                                                    size_t total_segments, X* out) {
-    const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    if (t >= total_segments) return;
-    const uint32_t a = uint32_t((t % (half / len)) * len);
-    out[t] = rows[t].add(mul_small(sums[t], a + 1));
+__global__ void window_sums_kernel(const X* q, const X* top, level_shifts_t levels, uint32_t windows, X* out) {
+    const uint32_t w = blockIdx.x * blockDim.x + threadIdx.x;
+    if (w >= windows) return;
+    X acc = q[(levels.count - 1) * size_t(windows) + w];
+    for (int k = int(levels.count) - 2; k >= 0; k--) {
+        for (uint32_t i = 0; i < levels.log2_len[k]; i++) acc = acc.dbl();
+        acc = acc.add(q[k * size_t(windows) + w]);
+    }
+    out[w] = acc.add(top[w]);
 }
 
 // Horner over the window sums, top window first; writes the Jacobian result. One thread:
