@@ -47,11 +47,12 @@ bench32() {  # bench32 CONFIG KIND NAME ARGS...
 }
 
 before_after() {  # before_after NAME BENCH ARGS...: the previous bundle's BENCH (pack.sh with
-  # BEFORE=archive, as BENCH_before) and this one's, alternating, twice, each with --json
+  # BEFORE=archive, as BENCH_before) and this one's, alternating, twice (AB_RUNS=N in go.sh's
+  # environment: N times, for a call short of device time), each with --json
   local name=$1 bench=$2 n
   shift 2
   [ -x $B/bench/${bench}_before ] || { echo "no ${bench}_before (pack.sh BEFORE=...)"; return 1; }
-  for n in 1 2; do
+  for n in $(seq "${AB_RUNS:-2}"); do
     $B/bench/${bench}_before --json $R/$name-before-$n.json "$@" || return 1
     $B/bench/$bench --json $R/$name-after-$n.json "$@" || return 1
   done

@@ -181,7 +181,7 @@ size_t msm_scratch_bytes(size_t n, uint32_t window_bits) {
     //    segments' sums, the row sums' two scratch levels (fan-in 32: 2 and 1/16 a segment of
     //    64), and each level's row sums and the window sums (a few per window).
     const size_t segments = w * (half / std::min<size_t>(SEG, half));
-    peak = std::max(peak, (buckets + 4 * segments + (MAX_LEVELS + 2) * w) * x);
+    peak = std::max(peak, (buckets + 4 * segments + (MAX_LEVELS + 1) * w) * x);
     return peak + (size_t(32) << 20);  // pool rounding of about 16 allocations
 }
 
@@ -322,21 +322,20 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
 
     // Step 4: levels of running sums (msm/reduction.cuh), from the buckets up to one element
     // a window; each level's row sums (Q_k, one a window) are kept in q for the window sums.
-    level_shifts_t levels{};
-    dev_ptr_t<xyzz_t> q(size_t(num_windows) * MAX_LEVELS, stream);
+    const level_shifts_t levels = reduction_levels(half);
+    dev_ptr_t<xyzz_t> q(size_t(num_windows) * levels.count, stream);
     dev_ptr_t<xyzz_t> scratch_a, scratch_b;
     dev_ptr_t<xyzz_t> level = std::move(buckets);
-    for (size_t per = half; per > 1;) {
-        const uint32_t len = uint32_t(std::min<size_t>(levels.count == 0 ? SEG : UPPER_SEG, per));
+    size_t per = half;  // elements a window at this level
+    for (uint32_t k = 0; k < levels.count; k++) {
+        const uint32_t len = 1u << levels.log2_len[k];
         const size_t segments = num_windows * (per / len);
-        CUZK_REQUIRE(levels.count < MAX_LEVELS, "msm: too many reduction levels");
         dev_ptr_t<xyzz_t> sums(segments, stream);
         running_sums_kernel<xyzz_t><<<blocks_for(segments, 128), 128, 0, stream>>>(level, len, segments, sums);
         CUZK_LAUNCH_CHECK();
         const xyzz_t* row = reduce_rows<xyzz_t>(level, num_windows, per, scratch_a, scratch_b, stream);
-        CUZK_CUDA_CHECK(cudaMemcpyAsync(q.get() + levels.count * size_t(num_windows), row,
-                                        num_windows * sizeof(xyzz_t), cudaMemcpyDeviceToDevice, stream));
-        levels.log2_len[levels.count++] = uint32_t(__builtin_ctz(len));
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(q.get() + k * size_t(num_windows), row, num_windows * sizeof(xyzz_t),
+                                        cudaMemcpyDeviceToDevice, stream));
         level = std::move(sums);
         per /= len;
     }

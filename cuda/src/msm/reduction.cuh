@@ -10,7 +10,7 @@ namespace {
 
 constexpr uint32_t SEG = 64;          // elements per segment at the first level (the buckets)
 constexpr uint32_t UPPER_SEG = 8;     // elements per segment at the levels above it
-constexpr uint32_t MAX_LEVELS = 8;    // 2^21 buckets: segments of 64, then five levels of 8
+constexpr uint32_t MAX_LEVELS = 10;   // any count of buckets below 2^32: 64, then at most nine of 8
 
 // Step 4 computes each window's sum_{j < half} (j + 1) B_j (bucket j holds digit j + 1) with
 // running sums in levels, and no multiplication by a scalar. For elements E_0..E_{m-1} of a
@@ -52,6 +52,19 @@ struct level_shifts_t {
     uint32_t count;
     uint32_t log2_len[MAX_LEVELS];
 };
+
+// The levels for `half` buckets a window (a power of two): segments of SEG at the first level
+// and of UPPER_SEG above it, shorter where fewer elements are left, until one is.
+inline level_shifts_t reduction_levels(uint32_t half) {
+    level_shifts_t levels{};
+    for (uint32_t per = half; per > 1;) {
+        const uint32_t seg = levels.count == 0 ? SEG : UPPER_SEG;
+        const uint32_t len = seg < per ? seg : per;
+        levels.log2_len[levels.count++] = uint32_t(__builtin_ctz(len));
+        per /= len;
+    }
+    return levels;
+}
 
 // Thread w: window w's sum from the levels' row sums q[k * windows + w] (Q_k) and the last
 // level's single element top[w] (the sum of all its buckets), by Horner's rule over the

@@ -1,0 +1,93 @@
+// Step 4 of the MSM, the bucket reduction by levels of running sums (src/msm/reduction.cuh),
+// run on the CPU: the kernels themselves (running_sums_kernel, window_sums_kernel) over a
+// grid of emulated threads, the levels that msm_device makes (reduction_levels), and the row
+// sums that reduce_rows gives as plain sums. The group is the integers modulo 2^64 under
+// addition (infinity 0, doubling 2x), where every bucket value is a random word: each window's
+// result must be sum_j (j + 1) B_j exactly, for every window width from 4 to 22 bits (2^(c-1)
+// buckets a window) and 1 to 13 windows.
+// Arguments: the number of random cases per window width (default 3).
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "../common/cuda_shims.h"
+#include "msm/reduction.cuh"
+#include "util/random.cuh"
+
+namespace {
+
+using namespace cuzk::msm;
+
+// An additive group whose sums can be checked exactly: Z / 2^64.
+struct word_t {
+    uint64_t v;
+    static word_t inf() { return {0}; }
+    word_t add(const word_t& o) const { return {v + o.v}; }
+    word_t dbl() const { return {v << 1}; }
+};
+
+int failures = 0;
+
+// `windows` windows of `half` random buckets reduced as msm_device does; returns the number of
+// windows whose result differs from the direct weighted sum.
+int check(uint32_t half, uint32_t windows, uint64_t& seed) {
+    std::vector<word_t> level(size_t(windows) * half);
+    for (auto& b : level) b.v = cuzk::splitmix64(seed++);
+    std::vector<uint64_t> want(windows, 0);
+    for (uint32_t w = 0; w < windows; w++)
+        for (uint32_t j = 0; j < half; j++) want[w] += (j + 1) * level[size_t(w) * half + j].v;
+
+    const level_shifts_t levels = reduction_levels(half);
+    std::vector<word_t> q(size_t(windows) * levels.count);
+    size_t per = half;
+    for (uint32_t k = 0; k < levels.count; k++) {
+        const uint32_t len = 1u << levels.log2_len[k];
+        const size_t segments = windows * (per / len);
+        std::vector<word_t> sums(segments);
+        cuda_shims::launch(segments, 128, [&] { running_sums_kernel<word_t>(level.data(), len, segments, sums.data()); });
+        for (uint32_t w = 0; w < windows; w++) {  // reduce_rows: each window's row summed
+            word_t row = word_t::inf();
+            for (size_t i = 0; i < per; i++) row = row.add(level[w * per + i]);
+            q[size_t(k) * windows + w] = row;
+        }
+        level = sums;
+        per /= len;
+    }
+    if (per != 1 || level.size() != windows) {
+        std::printf("FAIL half=%u: the levels end with %zu elements a window\n", half, per);
+        return int(windows);
+    }
+    std::vector<word_t> out(windows);
+    cuda_shims::launch(windows, 32, [&] { window_sums_kernel<word_t>(q.data(), level.data(), levels, windows, out.data()); });
+    int wrong = 0;
+    for (uint32_t w = 0; w < windows; w++) {
+        if (out[w].v == want[w]) continue;
+        if (++wrong == 1)
+            std::printf("FAIL half=%u windows=%u levels=%u: window %u is %016llx, not %016llx\n", half, windows,
+                        levels.count, w, static_cast<unsigned long long>(out[w].v),
+                        static_cast<unsigned long long>(want[w]));
+    }
+    return wrong;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int cases = argc > 1 ? std::atoi(argv[1]) : 3;
+    uint64_t seed = 2026;
+    int windows_checked = 0, most_levels = 0;
+    for (uint32_t c = 4; c <= 22; c++) {
+        const uint32_t half = 1u << (c - 1);
+        for (int i = 0; i < cases; i++) {
+            // Fewer windows for the widest buckets, to keep the test short.
+            const uint32_t windows = 1 + uint32_t(cuzk::splitmix64(seed++) % (c <= 16 ? 13 : 2));
+            failures += check(half, windows, seed);
+            windows_checked += int(windows);
+        }
+        if (int(reduction_levels(half).count) > most_levels) most_levels = int(reduction_levels(half).count);
+    }
+    std::printf("reduction: %d windows of 8 to 2^21 buckets, up to %d levels, %d failures\n", windows_checked,
+                most_levels, failures);
+    return failures == 0 ? 0 : 1;
+}
