@@ -25,8 +25,8 @@ constexpr uint32_t MAX_LEVELS = 10;   // any count of buckets below 2^32: 64, th
 // which window_sums_kernel evaluates by Horner's rule (L_k a power of two: doublings). Every
 // element costs two additions at each level (its running sum, then the row sum), and the
 // levels above the first are 1/64 of it; the multiplication of each segment's sum by its
-// digit (double-and-add, 2.7 ms of G1's reduction and 14.4 of G2's at 2^24, ncu, H200,
-// 2026-12-04) is gone.
+// digit (double-and-add: at 2^24, 2.7 ms of G1's reduction, ncu on the H100, 2026-12-05, and
+// 14.4 ms of G2's, ncu on the H200, 2026-12-04) is gone.
 
 // One thread per segment of `len` elements, in place: element d >= 1 of the segment becomes
 // R_d, element 0 becomes infinity, and R_0 (the segment's sum) goes to sums[t]. One
