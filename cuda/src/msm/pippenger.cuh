@@ -179,9 +179,10 @@ size_t msm_scratch_bytes(size_t n, uint32_t window_bits) {
     }
     // 4. reduction, its first level (the largest): the buckets (turned into running sums), the
     //    segments' sums, the row sums' two scratch levels (fan-in 32: 2 and 1/16 a segment of
-    //    64), and each level's row sums and the window sums (a few per window).
-    const size_t segments = w * (half / std::min<size_t>(SEG, half));
-    peak = std::max(peak, (buckets + 4 * segments + (MAX_LEVELS + 1) * w) * x);
+    //    64), and each level's row sums and the window sums (one a window each).
+    const level_shifts_t levels = reduction_levels(uint32_t(half));
+    const size_t segments = buckets >> levels.log2_len[0];
+    peak = std::max(peak, (buckets + 4 * segments + (levels.count + 1) * w) * x);
     return peak + (size_t(32) << 20);  // pool rounding of about 16 allocations
 }
 
