@@ -41,6 +41,11 @@ __global__ void to_fr52_kernel(const fr_t* hi, fr52_t* hi52, uint32_t count) {
     for (int k = 0; k < 5; k++) hi52[j].l[k] = fp52::limb_to_double(l[k]);
 }
 
+// The integer product with a table entry as a call, as the library's pass kernel made its
+// products when this experiment ran (2026-12-05): the FP64 variant is a call too, so the two
+// compare like for like.
+static __device__ __noinline__ fr_t fr_mul_table_call(fr_t a, const fr_t* p) { return a * ldg(p); }
+
 static __device__ __noinline__ fr_t fr52_mul_root_call(fr_t a, const fr52_t* t) {
     double td[5];
 #pragma unroll

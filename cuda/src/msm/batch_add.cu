@@ -115,7 +115,8 @@ template <class G>
 size_t batch_add_scratch_bytes(size_t n, size_t count) {
     const size_t threads = launch_threads<G>(n, nullptr);
     const size_t group = size_t(G::batch_group);
-    // Partial sums, two levels of row sums (fan-in 32), the per-bitmap sums.
+    // Partial sums, the row sums' two scratch buffers (fan-in 4 or more: less than the partials
+    // together), the per-bitmap sums.
     return (std::min(count, group) * threads * 2 + count) * sizeof(typename G::xyzz) + (size_t(8) << 20);
 }
 

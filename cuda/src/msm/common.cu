@@ -40,15 +40,21 @@ void to_jacobian(const X* in, typename X::jacobian_t* out, size_t count, cudaStr
 template <class X>
 const X* reduce_rows(const X* in, size_t groups, size_t len, dev_ptr_t<X>& scratch_a, dev_ptr_t<X>& scratch_b,
                      cudaStream_t stream) {
-    // Fan-in 32 per level: a few short levels even for hundreds of thousands of partials.
-    constexpr size_t FAN = 32;
+    // Fan-in 32 while a level has at least 2^20 elements: its launch has work for every SM, so
+    // few levels and few passes over memory are what count. Below that a launch is a chain of
+    // `fan` dependent additions a thread, short of threads to hide it: fan-in 4 makes more
+    // levels of much shorter chains. For G2 (an addition's chain about 30 us), the MSM's
+    // reduction at 2^24 spent 1.4-1.8 ms in each launch of fan-in 32 over 13 rows of 8,192
+    // elements or fewer (ncu, H100, 2026-12-06).
+    constexpr size_t WIDE_FAN = 32, NARROW_FAN = 4, WIDE_FROM = size_t(1) << 20;
     const X* cur = in;
     bool use_a = true;
     while (len > 1) {
-        const size_t out_len = (len + FAN - 1) / FAN;
+        const size_t fan = groups * len >= WIDE_FROM ? WIDE_FAN : NARROW_FAN;
+        const size_t out_len = (len + fan - 1) / fan;
         dev_ptr_t<X>& dst = use_a ? scratch_a : scratch_b;
         if (dst.size() < groups * out_len) dst = dev_ptr_t<X>(groups * out_len, stream);
-        reduce_kernel<<<blocks_for(groups * out_len, 128), 128, 0, stream>>>(cur, groups, len, FAN, dst.get());
+        reduce_kernel<<<blocks_for(groups * out_len, 128), 128, 0, stream>>>(cur, groups, len, fan, dst.get());
         CUZK_LAUNCH_CHECK();
         cur = dst;
         len = out_len;

@@ -36,10 +36,10 @@
 //      at most PIECE left (a tree of fan-in PIECE: many equal scalars make one bucket span
 //      every chunk);
 //   4. bucket reduction: sum_d d B_d per window by levels of running sums (msm/reduction.cuh):
-//      the buckets are cut into segments of SEG, one thread per segment turns them into their
-//      running sums in place, the segments' sums are the next level's elements (segments of
-//      UPPER_SEG), and so on up to one element a window; each level's row sum, weighted by
-//      Horner's rule over the levels (doublings), gives the window's sum;
+//      the buckets are cut into segments of SEG, one thread per segment sums its running sums,
+//      the segments' sums are the next level's elements (segments of UPPER_SEG), and so on up
+//      to one element a window; each level's row sum, weighted by Horner's rule over the
+//      levels (doublings), gives the window's sum;
 //   5. one thread combines the windows by Horner's rule (c doublings, one addition per window)
 //      and writes blst's Jacobian form.
 // No thread adds more than CHUNK points or PIECE partials, whatever the distribution of the
@@ -177,9 +177,9 @@ size_t msm_scratch_bytes(size_t n, uint32_t window_bits) {
         peak = std::max(peak, runs + counts + group_counts + (buckets + level + next) * x);
         level = next;
     }
-    // 4. reduction, its first level (the largest): the buckets (turned into running sums), the
-    //    segments' sums, the row sums' two scratch levels (fan-in 32: 2 and 1/16 a segment of
-    //    64), and each level's row sums and the window sums (one a window each).
+    // 4. reduction, its first level (the largest): the buckets, the segments' sums S and Q,
+    //    the row sums' two scratch buffers (fan-in 4 or more: less than a segment together), and
+    //    each level's row sums and the window sums (one a window each).
     const level_shifts_t levels = reduction_levels(uint32_t(half));
     const size_t segments = buckets >> levels.log2_len[0];
     peak = std::max(peak, (buckets + 4 * segments + (levels.count + 1) * w) * x);
@@ -331,14 +331,14 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     for (uint32_t k = 0; k < levels.count; k++) {
         const uint32_t len = 1u << levels.log2_len[k];
         const size_t segments = num_windows * (per / len);
-        dev_ptr_t<xyzz_t> sums(segments, stream);
-        running_sums_kernel<xyzz_t><<<blocks_for(segments, 128), 128, 0, stream>>>(level, len, segments, sums);
+        dev_ptr_t<xyzz_t> sums(segments, stream), rows(segments, stream);
+        running_sums_kernel<xyzz_t><<<blocks_for(segments, 128), 128, 0, stream>>>(level, len, segments, sums, rows);
         CUZK_LAUNCH_CHECK();
-        const xyzz_t* row = reduce_rows<xyzz_t>(level, num_windows, per, scratch_a, scratch_b, stream);
-        CUZK_CUDA_CHECK(cudaMemcpyAsync(q.get() + k * size_t(num_windows), row, num_windows * sizeof(xyzz_t),
-                                        cudaMemcpyDeviceToDevice, stream));
         level = std::move(sums);
         per /= len;
+        const xyzz_t* row = reduce_rows<xyzz_t>(rows, num_windows, per, scratch_a, scratch_b, stream);
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(q.get() + k * size_t(num_windows), row, num_windows * sizeof(xyzz_t),
+                                        cudaMemcpyDeviceToDevice, stream));
     }
     scratch_a.release();
     scratch_b.release();

@@ -17,34 +17,38 @@ constexpr uint32_t MAX_LEVELS = 10;   // any count of buckets below 2^32: 64, th
 // window (m a power of two), cut into segments u of L elements, j = u L + v:
 //     F(E) = sum_j j E_j = sum_u Q_u + L F(S),   Q_u = sum_{v >= 1} R_{u,v},   S_u = R_{u,0},
 // where R_{u,v} = sum_{v' >= v} E_{uL+v'} are the running sums from the segment's top. So a
-// level turns its elements into running sums in place (running_sums_kernel), their sum over the
-// window is Q = sum_u Q_u (the first running sum of each segment is set to infinity, so a
-// plain row sum gives it), and the segment sums S are the next level's elements, until one is
-// left per window: sum_j B_j. The window's sum is then
+// level computes each segment's S_u and Q_u (running_sums_kernel), their row sum over the
+// window is Q = sum_u Q_u (reduce_rows), and the segment sums S are the next level's elements,
+// until one is left per window: sum_j B_j. The window's sum is then
 //     sum_j B_j + Q_0 + L_0 (Q_1 + L_1 (Q_2 + ...)),
 // which window_sums_kernel evaluates by Horner's rule (L_k a power of two: doublings). Every
-// element costs two additions at each level (its running sum, then the row sum), and the
+// element costs two additions at each level (its running sum, and that added to Q_u), and the
 // levels above the first are 1/64 of it; the multiplication of each segment's sum by its
 // digit (double-and-add: at 2^24, 2.7 ms of G1's reduction, ncu on the H100, 2026-12-05, and
 // 14.4 ms of G2's, ncu on the H200, 2026-12-04) is gone.
 
-// One thread per segment of `len` elements, in place: element d >= 1 of the segment becomes
-// R_d, element 0 becomes infinity, and R_0 (the segment's sum) goes to sums[t]. One
-// accumulator a thread: the kernel that kept the running sum and the sum of running sums both
-// in registers spilled 4 KB a thread for G2 (255 registers), where the G2 MSM's reduction
-// took 74 ms at 2^24.
+// One thread per segment of `len` >= 2 elements: sums[t] = S_u, the segment's sum, and
+// rows[t] = Q_u, the sum of its running sums R_1 .. R_(len-1), both kept in registers, so that
+// every element is read once and the row sum of a level runs over segments, not elements. The
+// first version of this reduction wrote the running sums back in place and summed the whole
+// row afterwards: for G2 at 2^24 that row sum cost as much as the running sums themselves
+// (22.1 against 26.3 ms, ncu, H100, 2026-12-06). For G2 the two accumulators and an element
+// do not fit the registers and ptxas spills; the kernel that did so before (2026-12-04) was
+// within 3% of the one that did not, which also paid for a second pass.
 template <class X>
-__global__ void __launch_bounds__(128) running_sums_kernel(X* elems, uint32_t len, size_t total_segments, X* sums) {
+__global__ void __launch_bounds__(128) running_sums_kernel(const X* elems, uint32_t len, size_t total_segments, X* sums,
+                                                           X* rows) {
     const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (t >= total_segments) return;
-    X* b = elems + t * len;
-    X running = X::inf();
-    for (uint32_t d = len - 1; d > 0; d--) {
-        running = running.add(b[d]);
-        b[d] = running;
+    const X* e = elems + t * len;
+    X running = e[len - 1];  // R_(len-1)
+    X q = running;
+    for (uint32_t d = len - 2; d > 0; d--) {
+        running = running.add(e[d]);
+        q = q.add(running);
     }
-    sums[t] = running.add(b[0]);
-    b[0] = X::inf();
+    sums[t] = running.add(e[0]);
+    rows[t] = q;
 }
 
 // The segment lengths of step 4's levels, as powers of two, first level first.

@@ -44,20 +44,19 @@ __device__ __forceinline__ fr_t ldg(const fr_t* p) {
     return r;
 }
 
-// An Fr product with a table entry, as a call: a thread makes up to 12 of them in a round
-// (three stages of four butterflies), and inlined they made a kernel too large for the
-// instruction cache (504 KiB of code; the warps stalled on fetching instructions more than on
-// anything else). Static: each program that includes this header (the library through ntt.cu,
-// tools/fp64-experiment's nttmix) has its own copy.
-static __device__ __noinline__ fr_t fr_mul_table_call(fr_t a, const fr_t* p) { return a * ldg(p); }
-
-// The device side of rounds.cuh's environment.
+// The device side of rounds.cuh's environment. Every product is inlined. With the rounds'
+// loop rolled (run_pass) each kernel holds the products of one round of each shape (12, 4 and
+// 1) and of its loads and stores, about 6,800 instructions (106 KiB). The products used to be calls (one
+// element and a pointer: what the calling convention passes in registers), which kept the
+// kernels at 49 KiB but let no two products of a stage overlap; inlined, ptxas interleaves a
+// stage's independent products, and the forward transform of 2^27 took 47.7 ms instead of
+// 50.0 and the H pipeline 332.1 instead of 346.5 (nttexp, H100, 2026-12-06). The earlier
+// inlined kernel, with the rounds' loop unrolled too, had 504 KiB of code and stalled on
+// instruction fetch.
 struct device_env_t {
     __device__ __forceinline__ fr_t mul(fr_t a, fr_t b) const { return a * b; }
-    __device__ __forceinline__ fr_t mul_table(fr_t a, const fr_t* p) const { return fr_mul_table_call(a, p); }
-    __device__ __forceinline__ fr_t mul_root(fr_t a, const fr_t* hi, uint32_t i) const {
-        return fr_mul_table_call(a, hi + i);
-    }
+    __device__ __forceinline__ fr_t mul_table(fr_t a, const fr_t* p) const { return a * ldg(p); }
+    __device__ __forceinline__ fr_t mul_root(fr_t a, const fr_t* hi, uint32_t i) const { return a * ldg(hi + i); }
     __device__ __forceinline__ fr_t table(const fr_t* p) const { return ldg(p); }
 };
 
@@ -82,8 +81,7 @@ __device__ __forceinline__ void run_pass(const Env& env, const pass_args_t& a) {
 // reverse family (twiddle in, natural out). One thread per 2^ROUND_LOG elements of the block;
 // dynamic shared memory: 8 words per element (32 KiB for a full block). A thread holds eight
 // elements and a product's operands. Built for sm_90 the reverse kernel fits four blocks a SM
-// (122 registers, none spilled; left to three it takes 132), the forward one three (146;
-// asked for four, it spills).
+// (128 registers, 8 bytes spilled), the forward one three (168 registers, 12 bytes spilled).
 template <bool DIT>
 __global__ void __launch_bounds__(PASS_THREADS, DIT ? 4 : 3) pass_kernel(const pass_args_t a) {
     run_pass<DIT>(device_env_t{}, a);

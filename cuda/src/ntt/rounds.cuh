@@ -12,10 +12,10 @@
 //                                               a * hi[i], hi the pass's high power table (the
 //                                               round twiddles: most of a pass's products)
 //   F table(const F* p) const;                  that entry
-// On the device mul_table and mul_root are calls, which keeps the kernel small; their
-// operands, one element and a pointer, fit the registers the calling convention passes
-// arguments in, where two elements would not. mul_root is separate so that an environment can
-// compute the round twiddles' products another way (tools/fp64-experiment's nttmix).
+// mul_table and mul_root take a pointer so that an environment may make them calls (one element
+// and a pointer fit the registers the calling convention passes arguments in; two elements do
+// not); the library's inlines them (kernels.cuh). mul_root is separate so that an environment
+// can compute the round twiddles' products another way (tools/fp64-experiment's nttmix).
 #pragma once
 
 #include <cstdint>
