@@ -29,12 +29,15 @@ constexpr uint32_t MAX_LEVELS = 10;   // any count of buckets below 2^32: 64, th
 
 // One thread per segment of `len` >= 2 elements: sums[t] = S_u, the segment's sum, and
 // rows[t] = Q_u, the sum of its running sums R_1 .. R_(len-1), both kept in registers, so that
-// every element is read once and the row sum of a level runs over segments, not elements. The
-// first version of this reduction wrote the running sums back in place and summed the whole
-// row afterwards: for G2 at 2^24 that row sum cost as much as the running sums themselves
-// (22.1 against 26.3 ms, ncu, H100, 2026-12-06). For G2 the two accumulators and an element
-// do not fit the registers and ptxas spills; the kernel that did so before (2026-12-04) was
-// within 3% of the one that did not, which also paid for a second pass.
+// every element is read once and the row sum of a level runs over segments, not elements.
+// Measured against the first version of this reduction, which wrote the running sums back in
+// place and summed the whole row afterwards (msmexp and ncu, H100, 2026-12-06, both with
+// reduce_rows' narrow fan-in): G1 2^24 and 2^26 reduce in 12.05 ms against 12.2; but at 2^22
+// (16-bit windows, 8,192 segments, two warps a SM) in 5.90 against 4.70, where chains of 128
+// additions have too few threads beside them; and G2's first level, where two accumulators
+// and an element do not fit the registers and ptxas spills, in 50.3 ms against 26.3 + 22.1
+// (ncu, the in-place form at af1f02d). So the in-place form may be the better one below 2^24
+// points and for G2; it has not yet been measured in the library with the narrow fan-in.
 template <class X>
 __global__ void __launch_bounds__(128) running_sums_kernel(const X* elems, uint32_t len, size_t total_segments, X* sums,
                                                            X* rows) {
