@@ -37,7 +37,8 @@ constexpr uint32_t MAX_LEVELS = 10;   // any count of buckets below 2^32: 64, th
 // additions have too few threads beside them; and G2's first level, where two accumulators
 // and an element do not fit the registers and ptxas spills, in 50.3 ms against 26.3 + 22.1
 // (ncu, the in-place form at af1f02d). So the in-place form may be the better one below 2^24
-// points and for G2; it has not yet been measured in the library with the narrow fan-in.
+// points and for G2; it has not yet been measured in the library with the narrow fan-in
+// (tools/msm-experiment/variants/reduction-in-place.patch).
 template <class X>
 __global__ void __launch_bounds__(128) running_sums_kernel(const X* elems, uint32_t len, size_t total_segments, X* sums,
                                                            X* rows) {

@@ -1,10 +1,10 @@
 // Step 4 of the MSM, the bucket reduction by levels of running sums (src/msm/reduction.cuh),
 // run on the CPU: the kernels themselves (running_sums_kernel, window_sums_kernel) over a
 // grid of emulated threads, the levels that msm_device makes (reduction_levels), and the row
-// sums of each level's Q_u that reduce_rows gives, as plain sums. The group is the integers modulo 2^64 under
-// addition (infinity 0, doubling 2x), where every bucket value is a random word: each window's
-// result must be sum_j (j + 1) B_j exactly, for every window width from 4 to 22 bits (2^(c-1)
-// buckets a window) and 1 to 13 windows.
+// sums of each level's Q_u that reduce_rows gives, as plain sums. The group is the integers
+// modulo 2^64 under addition (infinity 0, doubling 2x), where every bucket value is a random
+// word: each window's result must be sum_j (j + 1) B_j exactly, for every window width from 4
+// to 22 bits (2^(c-1) buckets a window) and 1 to 13 windows.
 // Arguments: the number of random cases per window width (default 3).
 #include <cstdint>
 #include <cstdio>
