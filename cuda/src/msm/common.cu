@@ -42,10 +42,8 @@ const X* reduce_rows(const X* in, size_t groups, size_t len, dev_ptr_t<X>& scrat
                      cudaStream_t stream) {
     // Fan-in 32 while a level has at least 2^20 elements: its launch has work for every SM, so
     // few levels and few passes over memory are what count. Below that a launch is a chain of
-    // `fan` dependent additions a thread, short of threads to hide it: fan-in 4 makes more
-    // levels of much shorter chains. For G2 (an addition's chain about 30 us), the MSM's
-    // reduction at 2^24 spent 1.4-1.8 ms in each launch of fan-in 32 over 13 rows of 8,192
-    // elements or fewer (ncu, H100, 2026-12-06).
+    // `fan` dependent additions a thread with too few threads to hide it, so fan-in 4 makes
+    // more levels of much shorter chains (for G2, 1.4-1.8 ms a launch became 0.1-0.2).
     constexpr size_t WIDE_FAN = 32, NARROW_FAN = 4, WIDE_FROM = size_t(1) << 20;
     const X* cur = in;
     bool use_a = true;

@@ -179,7 +179,8 @@ size_t msm_scratch_bytes(size_t n, uint32_t window_bits) {
     }
     // 4. reduction, its first level (the largest): the buckets, the segments' sums S and Q,
     //    the row sums' two scratch buffers (fan-in 4 or more: fewer elements together than
-    //    there are segments), and each level's row sums and the window sums (one a window each).
+    //    there are segments; four segments' worth counted in all, one as margin), and each
+    //    level's row sums and the window sums (one a window each).
     const level_shifts_t levels = reduction_levels(uint32_t(half));
     const size_t segments = buckets >> levels.log2_len[0];
     peak = std::max(peak, (buckets + 4 * segments + (levels.count + 1) * w) * x);

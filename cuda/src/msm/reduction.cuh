@@ -23,22 +23,15 @@ constexpr uint32_t MAX_LEVELS = 10;   // any count of buckets below 2^32: 64, th
 //     sum_j B_j + Q_0 + L_0 (Q_1 + L_1 (Q_2 + ...)),
 // which window_sums_kernel evaluates by Horner's rule (L_k a power of two: doublings). Every
 // element costs two additions at each level (its running sum, and that added to Q_u), and the
-// levels above the first are 1/64 of it; the multiplication of each segment's sum by its
-// digit (double-and-add: at 2^24, 2.7 ms of G1's reduction, ncu on the H100, 2026-12-05, and
-// 14.4 ms of G2's, ncu on the H200, 2026-12-04) is gone.
+// levels above the first are 1/64 of it.
 
 // One thread per segment of `len` >= 2 elements: sums[t] = S_u, the segment's sum, and
 // rows[t] = Q_u, the sum of its running sums R_1 .. R_(len-1), both kept in registers, so that
 // every element is read once and the row sum of a level runs over segments, not elements.
-// Measured against the first version of this reduction, which wrote the running sums back in
-// place and summed the whole row afterwards (msmexp and ncu, H100, 2026-12-06, both with
-// reduce_rows' narrow fan-in): G1 2^24 and 2^26 reduce in 12.05 ms against 12.2; but at 2^22
-// (16-bit windows, 8,192 segments, two warps a SM) in 5.90 against 4.70, where chains of 128
-// additions have too few threads beside them; and G2's first level, where two accumulators
-// and an element do not fit the registers and ptxas spills, in 50.3 ms against 26.3 + 22.1
-// (ncu, the in-place form at af1f02d). So the in-place form may be the better one below 2^24
-// points and for G2; it has not yet been measured in the library with the narrow fan-in
-// (tools/msm-experiment/variants/reduction-in-place.patch).
+// Its cost: a chain of 2 len additions a thread, and for G2 more registers than there are
+// (ptxas spills). The form that writes the running sums back in place and sums the whole
+// row was faster at 2^22 and for G2's first level (docs/benchmarks.md, 2026-12-06);
+// tools/msm-experiment/variants/reduction-in-place.patch keeps it.
 template <class X>
 __global__ void __launch_bounds__(128) running_sums_kernel(const X* elems, uint32_t len, size_t total_segments, X* sums,
                                                            X* rows) {

@@ -44,15 +44,10 @@ __device__ __forceinline__ fr_t ldg(const fr_t* p) {
     return r;
 }
 
-// The device side of rounds.cuh's environment. Every product is inlined. With the rounds'
-// loop rolled (run_pass) each kernel holds the products of one round of each shape (12, 4 and
-// 1) and of its loads and stores, about 8,300 instructions (130 KiB). The products used to be
-// calls (one element and a pointer: what the calling convention passes in registers), which
-// kept the kernels at 49 KiB but let no two products of a stage overlap; inlined, ptxas
-// interleaves a stage's independent products, and the forward transform of 2^27 took 47.7 ms
-// instead of 50.0 and the H pipeline 332.1 instead of 346.5 (nttexp, H100, 2026-12-06). The
-// earlier inlined kernel, with the rounds' loop unrolled too, had 504 KiB of code and stalled
-// on instruction fetch.
+// The device side of rounds.cuh's environment, every product inlined, so that ptxas can
+// interleave a stage's independent products (as calls they could not overlap). The rounds'
+// loop stays rolled (run_pass), which keeps each kernel near 130 KiB of code; unrolled as
+// well, the code outgrew the instruction cache (docs/benchmarks.md, 2026-12-05 and 12-06).
 struct device_env_t {
     __device__ __forceinline__ fr_t mul(fr_t a, fr_t b) const { return a * b; }
     __device__ __forceinline__ fr_t mul_table(fr_t a, const fr_t* p) const { return a * ldg(p); }
