@@ -5,7 +5,9 @@
 //! there. Every product, square, sum of products, `mul_sub`, addition, subtraction, conversion
 //! and inverse of Fp and Fr, and Fp2's products, `mul_sub` and squares, is compared with
 //! big-integer arithmetic on edge and seeded random values; G1's XYZZ additions and doublings
-//! (`src/ec/xyzz.cuh`) with affine arithmetic, through every branch. It needs `c++` (or
+//! (`src/ec/xyzz.cuh`) with affine arithmetic, through every branch. Then the host field of the
+//! MSM's last step (`src/ff/host_mont.cuh`) bit for bit against the device field, and that step
+//! (`src/msm/combine.cuh`) against the reference and the device field. It needs `c++` (or
 //! `$CXX`).
 
 mod common;
@@ -14,9 +16,17 @@ mod common;
 fn field_and_g1_arithmetic_match_big_integers_on_the_cpu() {
     let stdout = common::build_and_run("field_emulator/main.cpp", "field_emulator", &["200"]);
     assert!(
-        ["Fp: ", "Fr: ", "Fp2: ", "G1: "]
-            .iter()
-            .all(|line| stdout.contains(line)),
+        [
+            "Fp: ",
+            "Fr: ",
+            "Fp2: ",
+            "G1: ",
+            "host Fp: ",
+            "host Fp2: ",
+            "host combine_windows: "
+        ]
+        .iter()
+        .all(|line| stdout.contains(line)),
         "{stdout}"
     );
 }

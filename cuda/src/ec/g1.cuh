@@ -3,6 +3,7 @@
 
 #include "ec/xyzz.cuh"
 #include "ff/bls12_381.cuh"
+#include "ff/host_mont.cuh"
 
 namespace cuzk {
 
@@ -18,6 +19,8 @@ struct g1_t {
     using affine = affine_t;
     using jacobian = jacobian_t;
     using xyzz = xyzz_t;
+    // The accumulator over the host field, for the MSM's last step on a CPU (msm/host_combine.cuh).
+    using host_xyzz = ec_xyzz_t<host_fp_t>;
     // Bitmaps one batch-addition launch sums (one grid row each): each holds a partial sum per
     // thread until the rows are reduced (about 26 MB per bitmap on an H200).
     static constexpr int batch_group = 4;

@@ -5,6 +5,7 @@
 
 #include "ec/xyzz.cuh"
 #include "ff/fp2.cuh"
+#include "ff/host_mont.cuh"
 
 namespace cuzk {
 
@@ -20,6 +21,8 @@ struct g2_t {
     using affine = g2_affine_t;
     using jacobian = g2_jacobian_t;
     using xyzz = g2_xyzz_t;
+    // The accumulator over the host field, for the MSM's last step on a CPU (msm/host_combine.cuh).
+    using host_xyzz = ec_xyzz_t<host_fp2_t>;
     // Bitmaps one batch-addition launch sums: a G2 partial sum per thread is twice a G1 one,
     // and G2 batch additions come one bitmap at a time (B's ones).
     static constexpr int batch_group = 1;

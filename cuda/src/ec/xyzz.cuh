@@ -1,6 +1,8 @@
 // Points of an elliptic curve y^2 = x^3 + b with a = 0 (G1 over Fp, G2 over Fp2 for
-// BLS12-381), generic over the coordinate field F, and the group law on the GPU. The formulas
-// never use b, so one template serves both groups (see g1.cuh and g2.cuh for the instances).
+// BLS12-381), generic over the coordinate field F, and the group law. The formulas never use
+// b, so one template serves both groups (see g1.cuh and g2.cuh for the instances). The methods
+// are __host__ __device__ because the MSM's last step runs them on a CPU core over the host
+// field (ff/host_mont.cuh); everything else runs them on the GPU over mont_t.
 //
 // Three representations:
 //   ec_affine_t    (x, y)            blst's affine layout; infinity is (0, 0), which is not
@@ -23,15 +25,15 @@ template <class F>
 struct ec_affine_t {
     F x, y;
 
-    __device__ __forceinline__ bool is_inf() const { return x.is_zero() & y.is_zero(); }
-    __device__ __forceinline__ static ec_affine_t inf() { return {F::zero(), F::zero()}; }
+    __host__ __device__ __forceinline__ bool is_inf() const { return x.is_zero() & y.is_zero(); }
+    __host__ __device__ __forceinline__ static ec_affine_t inf() { return {F::zero(), F::zero()}; }
 };
 
 template <class F>
 struct ec_jacobian_t {
     F x, y, z;
 
-    __device__ __forceinline__ bool is_inf() const { return z.is_zero(); }
+    __host__ __device__ __forceinline__ bool is_inf() const { return z.is_zero(); }
 };
 
 template <class F>
@@ -41,18 +43,18 @@ struct ec_xyzz_t {
 
     F x, y, zz, zzz;
 
-    __device__ __forceinline__ bool is_inf() const { return zz.is_zero(); }
-    __device__ __forceinline__ static ec_xyzz_t inf() {
+    __host__ __device__ __forceinline__ bool is_inf() const { return zz.is_zero(); }
+    __host__ __device__ __forceinline__ static ec_xyzz_t inf() {
         return {F::zero(), F::zero(), F::zero(), F::zero()};
     }
 
     // An affine point as an accumulator (ZZ = ZZZ = 1); infinity maps to infinity.
-    __device__ __forceinline__ static ec_xyzz_t from_affine(const affine_t& p) {
+    __host__ __device__ __forceinline__ static ec_xyzz_t from_affine(const affine_t& p) {
         if (p.is_inf()) return inf();
         return {p.x, p.y, F::one(), F::one()};
     }
     // Jacobian (X, Y, Z) is the same point as (X, Y, Z^2, Z^3); Z = 0 stays infinity.
-    __device__ __forceinline__ static ec_xyzz_t from_jacobian(const jacobian_t& p) {
+    __host__ __device__ __forceinline__ static ec_xyzz_t from_jacobian(const jacobian_t& p) {
         F zz = p.z.sqr();
         return {p.x, p.y, zz, zz * p.z};
     }
@@ -60,7 +62,7 @@ struct ec_xyzz_t {
     // To blst's Jacobian form without an inversion: with Z = ZZ * ZZZ,
     // X/Z^2 = X*ZZ*ZZZ^2 / (ZZ^2 ZZZ^2) and, as ZZ^3 = ZZZ^2, Y/Z^3 = Y*ZZZ^4 / (ZZ^3 ZZZ^3).
     // Infinity (ZZ = 0) gives all zeros, blst's identity.
-    __device__ __forceinline__ jacobian_t to_jacobian() const {
+    __host__ __device__ __forceinline__ jacobian_t to_jacobian() const {
         if (is_inf()) return {F::zero(), F::zero(), F::zero()};
         F zzz2 = zzz.sqr();
         return {x * zz * zzz2, y * zzz2.sqr(), zz * zzz};
@@ -69,7 +71,7 @@ struct ec_xyzz_t {
     // To blst's affine form, x = X/ZZ and y = Y/ZZZ with one inversion of ZZ*ZZZ (1/ZZ is
     // ZZZ/(ZZ*ZZZ), 1/ZZZ is ZZ/(ZZ*ZZZ)); infinity gives (0, 0). The inversion is an
     // exponentiation (hundreds of multiplications): for results, not for inner loops.
-    __device__ __forceinline__ affine_t to_affine() const {
+    __host__ __device__ __forceinline__ affine_t to_affine() const {
         if (is_inf()) return affine_t::inf();
         const F inv = (zz * zzz).inverse();
         return {x * (inv * zzz), y * (inv * zz)};
@@ -77,7 +79,7 @@ struct ec_xyzz_t {
 
     // 2 * this (dbl-2008-s-1). Doubling infinity, or a point with y = 0 (none exists in
     // G1 or G2, but the formula covers it), gives ZZ = 0, i.e. infinity.
-    __device__ __forceinline__ ec_xyzz_t dbl() const {
+    __host__ __device__ __forceinline__ ec_xyzz_t dbl() const {
         F u = y.dbl();  // U = 2Y
         F v = u.sqr();  // V = U^2
         F w = u * v;  // W = U*V
@@ -90,7 +92,7 @@ struct ec_xyzz_t {
     }
 
     // 2 * p for an affine p (mdbl-2008-s-1).
-    __device__ __noinline__ static ec_xyzz_t dbl_affine(const affine_t& p) {
+    __host__ __device__ __noinline__ static ec_xyzz_t dbl_affine(const affine_t& p) {
         if (p.is_inf()) return inf();
         F u = p.y.dbl();
         F v = u.sqr();
@@ -104,7 +106,7 @@ struct ec_xyzz_t {
     }
 
     // this + p for an affine p (madd-2008-s), every case handled.
-    __device__ __forceinline__ ec_xyzz_t add_affine(const affine_t& p) const {
+    __host__ __device__ __forceinline__ ec_xyzz_t add_affine(const affine_t& p) const {
         if (p.is_inf()) return *this;
         if (is_inf()) return from_affine(p);
         F u2 = p.x * zz;  // U2 = X2*ZZ1
@@ -124,7 +126,7 @@ struct ec_xyzz_t {
     }
 
     // this + o (add-2008-s), every case handled.
-    __device__ __forceinline__ ec_xyzz_t add(const ec_xyzz_t& o) const {
+    __host__ __device__ __forceinline__ ec_xyzz_t add(const ec_xyzz_t& o) const {
         if (o.is_inf()) return *this;
         if (is_inf()) return o;
         F u1 = x * o.zz;  // U1 = X1*ZZ2
@@ -145,7 +147,7 @@ struct ec_xyzz_t {
         return {x3, y3, zz * o.zz * hh, zzz * o.zzz * hhh};
     }
 
-    __device__ __forceinline__ ec_xyzz_t neg() const { return {x, y.neg(), zz, zzz}; }
+    __host__ __device__ __forceinline__ ec_xyzz_t neg() const { return {x, y.neg(), zz, zzz}; }
 };
 
 }  // namespace cuzk

@@ -1,5 +1,9 @@
 // Kernels shared by the MSM and the batch addition: row sums of accumulators and the
-// conversion of results to blst's Jacobian layout (see msm.cuh), for G1 and G2.
+// conversion of results to blst's Jacobian layout (see msm.cuh), for G1 and G2; and the pool
+// of pinned slots of the MSM's last step on the host (msm/host_combine.cuh).
+#include <new>
+
+#include "msm/host_combine.cuh"
 #include "msm/msm.cuh"
 
 namespace cuzk::msm {
@@ -60,6 +64,37 @@ const X* reduce_rows(const X* in, size_t groups, size_t len, dev_ptr_t<X>& scrat
     }
     return cur;
 }
+
+combine_slot_t* combine_slots_t::take() {
+    // Slots come SLOTS_AT_ONCE to an allocation, so that a process makes one, past as many
+    // combinations in flight at once; give() pushes into the room reserved here.
+    constexpr size_t SLOTS_AT_ONCE = 16;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (free_.empty()) {
+        free_.reserve(allocated_ + SLOTS_AT_ONCE);
+        void* p = nullptr;
+        // device-wide-ok: once a process in practice (SLOTS_AT_ONCE slots, reused ever after)
+        CUZK_CUDA_CHECK(cudaHostAlloc(&p, SLOTS_AT_ONCE * sizeof(combine_slot_t), cudaHostAllocPortable));
+        auto* slots = static_cast<combine_slot_t*>(p);
+        for (size_t i = 0; i < SLOTS_AT_ONCE; i++) free_.push_back(new (slots + i) combine_slot_t);
+        allocated_ += SLOTS_AT_ONCE;
+    }
+    combine_slot_t* slot = free_.back();
+    free_.pop_back();
+    return slot;
+}
+
+void combine_slots_t::give(combine_slot_t* slot) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_.push_back(slot);
+}
+
+combine_slots_t& combine_slots() {
+    static combine_slots_t pool;  // process-wide; see combine_slots_t
+    return pool;
+}
+
+void CUDART_CB give_slot_back(void* data) { combine_slots().give(static_cast<combine_slot_t*>(data)); }
 
 #define CUZK_INSTANTIATE(X)                                                                                    \
     template void to_jacobian<X>(const X*, X::jacobian_t*, size_t, cudaStream_t);                              \

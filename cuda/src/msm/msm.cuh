@@ -41,12 +41,12 @@ struct msm_profile_t {
 // events are recorded on the stream between the stages. `window_bits` 0 takes the planned
 // window (plan_windows); 4 to 22 forces one, for tests and benchmarks.
 //
-// `tail`: where the last step runs (see last_step_stream). That step, the windows' combination by Horner's rule, is
-// one thread's chain of c (W - 1) dependent doublings: about 2 ms for G1 and 8 ms for G2 at
-// 20-bit windows, with the rest of the GPU idle. Given a tail stream (null: `stream`), it
-// waits there for the window sums and `stream` goes on at once with the caller's next
-// kernels; the caller makes its stream wait for the tail (wait_for) before it reads *d_out.
-// The memory the last step reads is freed on the tail.
+// `tail`: where the last step runs (see last_step_stream). That step, the windows' combination
+// by Horner's rule, is a round trip through a CPU core (msm/host_combine.cuh): a copy out, a
+// host function, a copy in. Given a tail stream (null: `stream`), it waits there for the
+// window sums and `stream` goes on at once with the caller's next kernels; the caller makes
+// its stream wait for the tail (wait_for) before it reads *d_out. The memory the last step
+// reads is freed on the tail.
 // The stream an MSM's last step goes on: `tail`, once it waits for the work enqueued on `stream`
 // so far; or `stream` itself when there is no tail.
 inline cudaStream_t last_step_stream(cudaStream_t stream, cudaStream_t tail) {

@@ -13,7 +13,8 @@
 // ceil(256 / c) windows always absorb the last carry.
 //
 // Steps, all on `stream` (step 1's kernels are here, steps 2 and 3's in msm/bucket_sums.cuh,
-// steps 4 and 5's in msm/reduction.cuh; msm_device below runs them in turn):
+// step 4's in msm/reduction.cuh, step 5's in msm/host_combine.cuh; msm_device below runs them
+// in turn):
 //   1. once, every scalar made canonical and its carries between windows (canonical_kernel);
 //      then per window: each scalar's digit as a sort key |d|, and the point index with the
 //      sign in bit 31 as the value; CUB's radix sort on the c key bits groups
@@ -40,8 +41,9 @@
 //      the segments' sums are the next level's elements (segments of UPPER_SEG), and so on up
 //      to one element a window; each level's row sum, weighted by Horner's rule over the
 //      levels (doublings), gives the window's sum;
-//   5. one thread combines the windows by Horner's rule (c doublings, one addition per window)
-//      and writes blst's Jacobian form.
+//   5. a CPU core combines the windows by Horner's rule (c doublings, one addition per window)
+//      in a host function on the stream, and the result, in blst's Jacobian form, is copied to
+//      the caller's device pointer (msm/host_combine.cuh).
 // No thread adds more than CHUNK points or PIECE partials, whatever the distribution of the
 // scalars.
 //
@@ -60,6 +62,7 @@
 #include "cuzk/msm.h"
 #include "msm/bucket_sums.cuh"
 #include "msm/digits.cuh"
+#include "msm/host_combine.cuh"
 #include "msm/msm.cuh"
 #include "msm/reduction.cuh"
 
@@ -332,14 +335,14 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     for (uint32_t k = 0; k < levels.count; k++) {
         const uint32_t len = 1u << levels.log2_len[k];
         const size_t segments = num_windows * (per / len);
-        dev_ptr_t<xyzz_t> sums(segments, stream), rows(segments, stream);
-        running_sums_kernel<xyzz_t><<<blocks_for(segments, 128), 128, 0, stream>>>(level, len, segments, sums, rows);
+        dev_ptr_t<xyzz_t> sums(segments, stream);
+        running_sums_kernel<xyzz_t><<<blocks_for(segments, 128), 128, 0, stream>>>(level, len, segments, sums);
         CUZK_LAUNCH_CHECK();
-        level = std::move(sums);
-        per /= len;
-        const xyzz_t* row = reduce_rows<xyzz_t>(rows, num_windows, per, scratch_a, scratch_b, stream);
+        const xyzz_t* row = reduce_rows<xyzz_t>(level, num_windows, per, scratch_a, scratch_b, stream);
         CUZK_CUDA_CHECK(cudaMemcpyAsync(q.get() + k * size_t(num_windows), row, num_windows * sizeof(xyzz_t),
                                         cudaMemcpyDeviceToDevice, stream));
+        level = std::move(sums);
+        per /= len;
     }
     scratch_a.release();
     scratch_b.release();
@@ -349,12 +352,11 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     q.release();
     level.release();
 
-    // Step 5 goes on the tail stream when there is one (see last_step_stream), which frees
-    // the window sums there.
+    // Step 5, on a CPU core (msm/host_combine.cuh), goes on the tail stream when there is one
+    // (see last_step_stream), which frees the window sums there.
     const cudaStream_t last = last_step_stream(stream, tail);
     windows.free_on(last);
-    combine_kernel<xyzz_t><<<1, 32, 0, last>>>(windows, num_windows, c, d_out);
-    CUZK_LAUNCH_CHECK();
+    combine_on_host<G>(windows, num_windows, c, d_out, last);
     if (profile) profile->done.record(last);
 }
 

@@ -1,5 +1,5 @@
-// Steps 4 and 5 of the Pippenger MSM (pippenger.cuh): each window's buckets reduced to
-// sum_d d B_d by levels of running sums in segments, and the windows combined by Horner's rule.
+// Step 4 of the Pippenger MSM (pippenger.cuh): each window's buckets reduced to sum_d d B_d by
+// levels of running sums in segments.
 // Templates over the group's XYZZ type, included by pippenger.cuh only.
 #pragma once
 
@@ -17,35 +17,32 @@ constexpr uint32_t MAX_LEVELS = 10;   // any count of buckets below 2^32: 64, th
 // window (m a power of two), cut into segments u of L elements, j = u L + v:
 //     F(E) = sum_j j E_j = sum_u Q_u + L F(S),   Q_u = sum_{v >= 1} R_{u,v},   S_u = R_{u,0},
 // where R_{u,v} = sum_{v' >= v} E_{uL+v'} are the running sums from the segment's top. So a
-// level computes each segment's S_u and Q_u (running_sums_kernel), their row sum over the
-// window is Q = sum_u Q_u (reduce_rows), and the segment sums S are the next level's elements,
+// level writes each segment's running sums R_{u,v>=1} in place and S_u aside
+// (running_sums_kernel), the row sum of the level over the window is Q = sum_u Q_u
+// (reduce_rows), and the segment sums S are the next level's elements,
 // until one is left per window: sum_j B_j. The window's sum is then
 //     sum_j B_j + Q_0 + L_0 (Q_1 + L_1 (Q_2 + ...)),
 // which window_sums_kernel evaluates by Horner's rule (L_k a power of two: doublings). Every
 // element costs two additions at each level (its running sum, and that added to Q_u), and the
 // levels above the first are 1/64 of it.
 
-// One thread per segment of `len` >= 2 elements: sums[t] = S_u, the segment's sum, and
-// rows[t] = Q_u, the sum of its running sums R_1 .. R_(len-1), both kept in registers, so that
-// every element is read once and the row sum of a level runs over segments, not elements.
-// Its cost: a chain of 2 len additions a thread, and for G2 more registers than there are
-// (ptxas spills). The form that writes the running sums back in place and sums the whole
-// row was faster at 2^22 and for G2's first level (docs/benchmarks.md, 2026-12-06);
-// tools/msm-experiment/variants/reduction-in-place.patch keeps it.
+// One thread per segment of `len` elements, in place: element d >= 1 of the segment becomes
+// R_d, element 0 becomes infinity, and R_0 (the segment's sum) goes to sums[t]; the level's
+// row sum (reduce_rows over every element) is then Q. One accumulator a thread: half the
+// registers of the form that also sums the running sums, and one chain of `len` additions,
+// at the price of a write-back and a second pass over the level.
 template <class X>
-__global__ void __launch_bounds__(128) running_sums_kernel(const X* elems, uint32_t len, size_t total_segments, X* sums,
-                                                           X* rows) {
+__global__ void __launch_bounds__(128) running_sums_kernel(X* elems, uint32_t len, size_t total_segments, X* sums) {
     const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (t >= total_segments) return;
-    const X* e = elems + t * len;
-    X running = e[len - 1];  // R_(len-1)
-    X q = running;
-    for (uint32_t d = len - 2; d > 0; d--) {
-        running = running.add(e[d]);
-        q = q.add(running);
+    X* b = elems + t * len;
+    X running = X::inf();
+    for (uint32_t d = len - 1; d > 0; d--) {
+        running = running.add(b[d]);
+        b[d] = running;
     }
-    sums[t] = running.add(e[0]);
-    rows[t] = q;
+    sums[t] = running.add(b[0]);
+    b[0] = X::inf();
 }
 
 // The segment lengths of step 4's levels, as powers of two, first level first.
@@ -80,21 +77,6 @@ __global__ void window_sums_kernel(const X* q, const X* top, level_shifts_t leve
         acc = acc.add(q[k * size_t(windows) + w]);
     }
     out[w] = acc.add(top[w]);
-}
-
-// Horner over the window sums, top window first; writes the Jacobian result. One thread:
-// the c (W - 1) doublings are one dependent chain, so this kernel's time is their latency
-// (for G2 at 2^24, 20-bit windows, 8.4 ms). The chain starts at the top window's sum, not at
-// infinity, which would take c more doublings of nothing. num_windows >= 1.
-template <class X>
-__global__ void combine_kernel(const X* windows, uint32_t num_windows, uint32_t c, typename X::jacobian_t* out) {
-    if (blockIdx.x != 0 || threadIdx.x != 0) return;
-    X acc = windows[num_windows - 1];
-    for (int w = int(num_windows) - 2; w >= 0; w--) {
-        for (uint32_t i = 0; i < c; i++) acc = acc.dbl();
-        acc = acc.add(windows[w]);
-    }
-    *out = acc.to_jacobian();
 }
 
 }  // namespace

@@ -13,8 +13,9 @@
 // formulas (ec/xyzz.cuh) against affine arithmetic on big integers: seeded chains of mixed and
 // full additions and doublings from the published generator, through the doubling, the
 // cancellation and the infinity branches, each result read back through to_affine and
-// to_jacobian. Prints one line per field and one for G1; exits non-zero at the first
-// mismatch.
+// to_jacobian. Then the host field of the MSM's last step against the device field, and that
+// step itself (host.h). Prints one line per field and one for G1, and one per host check;
+// exits non-zero at the first mismatch.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -176,6 +177,9 @@ void check_fp2(std::mt19937_64& rng, int count) {
 
 }  // namespace
 
+// After samples(), which the host field's checks draw from.
+#include "host.h"
+
 int main(int argc, char** argv) {
     const int count = argc > 1 ? std::atoi(argv[1]) : 200;
     std::mt19937_64 rng(20261205);
@@ -183,5 +187,8 @@ int main(int argc, char** argv) {
     check_field<fr_t>("Fr", rng, count);
     check_fp2(rng, count / 4);
     check_g1(rng, count / 4);
+    check_host_fp(rng, count / 4);
+    check_host_fp2(rng, count / 4);
+    check_host_combine(rng);
     return 0;
 }

@@ -1,10 +1,10 @@
 // Step 4 of the MSM, the bucket reduction by levels of running sums (src/msm/reduction.cuh),
 // run on the CPU: the kernels themselves (running_sums_kernel, window_sums_kernel) over a
 // grid of emulated threads, the levels that msm_device makes (reduction_levels), and the row
-// sums of each level's Q_u that reduce_rows gives, as plain sums. The group is the integers
-// modulo 2^64 under addition (infinity 0, doubling 2x), where every bucket value is a random
-// word: each window's result must be sum_j (j + 1) B_j exactly, for every window width from 4
-// to 22 bits (2^(c-1) buckets a window) and 1 to 13 windows.
+// sums that reduce_rows gives as plain sums. The group is the integers modulo 2^64 under
+// addition (infinity 0, doubling 2x), where every bucket value is a random word: each window's
+// result must be sum_j (j + 1) B_j exactly, for every window width from 4 to 22 bits (2^(c-1)
+// buckets a window) and 1 to 13 windows.
 // Arguments: the number of random cases per window width (default 3).
 #include <cstdint>
 #include <cstdio>
@@ -44,17 +44,15 @@ int check(uint32_t half, uint32_t windows, uint64_t& seed) {
     for (uint32_t k = 0; k < levels.count; k++) {
         const uint32_t len = 1u << levels.log2_len[k];
         const size_t segments = windows * (per / len);
-        std::vector<word_t> sums(segments), rows(segments);
-        cuda_shims::launch(segments, 128, [&] {
-            running_sums_kernel<word_t>(level.data(), len, segments, sums.data(), rows.data());
-        });
-        level = sums;
-        per /= len;
-        for (uint32_t w = 0; w < windows; w++) {  // reduce_rows: each window's row of Q_u summed
+        std::vector<word_t> sums(segments);
+        cuda_shims::launch(segments, 128, [&] { running_sums_kernel<word_t>(level.data(), len, segments, sums.data()); });
+        for (uint32_t w = 0; w < windows; w++) {  // reduce_rows: each window's row summed
             word_t row = word_t::inf();
-            for (size_t i = 0; i < per; i++) row = row.add(rows[w * per + i]);
+            for (size_t i = 0; i < per; i++) row = row.add(level[w * per + i]);
             q[size_t(k) * windows + w] = row;
         }
+        level = sums;
+        per /= len;
     }
     if (per != 1 || level.size() != windows) {
         std::printf("FAIL half=%u: the levels end with %zu elements a window\n", half, per);
