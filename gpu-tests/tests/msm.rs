@@ -8,7 +8,7 @@ use blstrs::{G1Projective, Scalar};
 use cuzk_gpu_tests::msm_checks;
 use cuzk_gpu_tests::scalars::{scalars, ScalarKind};
 use ff::Field;
-use supraseal_c2::testing::msm_g1_with_window;
+use supraseal_c2::testing::{msm_g1_shifted, msm_g1_with_window};
 
 #[test]
 fn msm_matches_the_cpu() {
@@ -55,6 +55,50 @@ fn msm_with_forced_windows_matches_the_cpu() {
         assert!(
             msm_g1_with_window(&points, &[Scalar::ONE], c).is_err(),
             "{c}-bit windows"
+        );
+    }
+}
+
+/// Shifted copies of the bases (windows sharing sets of buckets) against the CPU: one copy
+/// (every window its own set), a last set with fewer windows than copies (its missing windows
+/// are zero digits), and every window in one set, at narrow and wide windows. Copies outside 1
+/// to the window count are refused.
+#[test]
+fn msm_over_shifted_bases_matches_the_cpu() {
+    let mut rng = cuzk_gpu_tests::rng();
+    let n = if cuzk_gpu_tests::small() { 600 } else { 5000 };
+    let points = cuzk_gpu_tests::points::random_points(&mut rng, n);
+    let shapes: &[(u32, u32)] = if cuzk_gpu_tests::small() {
+        &[(4, 1), (4, 3), (4, 64), (8, 5), (13, 20), (16, 16)]
+    } else {
+        &[
+            (4, 1),
+            (4, 3),
+            (4, 64),
+            (8, 5),
+            (8, 32),
+            (13, 20),
+            (16, 16),
+            (18, 4),
+            (20, 13),
+        ]
+    };
+    for kind in ScalarKind::ALL {
+        let s = scalars(&mut rng, kind, n);
+        let cpu = bellperson_lite::msm::msm_g1(&points, &s, None).expect("CPU MSM");
+        for &(c, copies) in shapes {
+            let gpu = msm_g1_shifted(&points, &s, c, copies).unwrap();
+            assert_eq!(
+                gpu, cpu,
+                "G1 MSM of {n} points, {kind:?} scalars, {c}-bit windows, {copies} copies"
+            );
+        }
+        eprintln!("G1 MSM over shifted bases n={n} {kind:?}: {shapes:?} ok");
+    }
+    for (c, copies) in [(16, 0), (16, 17), (4, 65)] {
+        assert!(
+            msm_g1_shifted(&points, &[Scalar::ONE], c, copies).is_err(),
+            "{c}-bit windows with {copies} copies"
         );
     }
 }

@@ -279,6 +279,35 @@ pub fn msm_g1_with_window(
     Ok(out)
 }
 
+/// The G1 MSM with windows of `window_bits` bits over `copies` shifted copies of the bases
+/// (2^(c j) P for j < copies, made on the GPU), each run of `copies` windows sharing one set of
+/// buckets.
+pub fn msm_g1_shifted(
+    points: &[G1Affine],
+    scalars: &[Scalar],
+    window_bits: u32,
+    copies: u32,
+) -> Result<G1Projective, CudaError> {
+    let n = scalars.len();
+    crate::msm::check_lengths(points.len(), n)?;
+    let window_bits = crate::msm::check_window(Some(window_bits))?;
+    let mut out = G1Projective::identity();
+    // SAFETY: as msm_g1_with_window's: `points` and `scalars` are valid for reads of `n`
+    // elements in the cuzk_* layouts, `out` is one projective point, and the call keeps no
+    // pointer.
+    unsafe {
+        ffi::check(ffi::cuzk_test_msm_g1_shifted(
+            points.as_ptr().cast(),
+            scalars.as_ptr().cast(),
+            n,
+            window_bits,
+            copies,
+            (&mut out as *mut G1Projective).cast(),
+        ))?;
+    }
+    Ok(out)
+}
+
 /// `a[i] + b[i]`, both as XYZZ accumulators on the GPU.
 pub fn g1_add(a: &[G1Projective], b: &[G1Projective]) -> Result<Vec<G1Projective>, CudaError> {
     g1_op(ffi::CUZK_TEST_G1_ADD, a.len(), Some(a), Some(b), None)

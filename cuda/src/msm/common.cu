@@ -67,21 +67,26 @@ const X* reduce_rows(const X* in, size_t groups, size_t len, dev_ptr_t<X>& scrat
 
 combine_slot_t* combine_slots_t::take() {
     // Slots come SLOTS_AT_ONCE to an allocation, so that a process makes one, past as many
-    // combinations in flight at once; give() pushes into the room reserved here.
+    // combinations in flight at once; give() pushes into the room reserved here. The
+    // allocation is made outside the lock, which host functions (give) take.
     constexpr size_t SLOTS_AT_ONCE = 16;
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (free_.empty()) {
-        free_.reserve(allocated_ + SLOTS_AT_ONCE);
-        void* p = nullptr;
-        // device-wide-ok: once a process in practice (SLOTS_AT_ONCE slots, reused ever after)
-        CUZK_CUDA_CHECK(cudaHostAlloc(&p, SLOTS_AT_ONCE * sizeof(combine_slot_t), cudaHostAllocPortable));
-        auto* slots = static_cast<combine_slot_t*>(p);
-        for (size_t i = 0; i < SLOTS_AT_ONCE; i++) free_.push_back(new (slots + i) combine_slot_t);
-        allocated_ += SLOTS_AT_ONCE;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!free_.empty()) {
+            combine_slot_t* slot = free_.back();
+            free_.pop_back();
+            return slot;
+        }
     }
-    combine_slot_t* slot = free_.back();
-    free_.pop_back();
-    return slot;
+    void* p = nullptr;
+    // device-wide-ok: once a process in practice (SLOTS_AT_ONCE slots, reused ever after)
+    CUZK_CUDA_CHECK(cudaHostAlloc(&p, SLOTS_AT_ONCE * sizeof(combine_slot_t), cudaHostAllocPortable));
+    auto* slots = static_cast<combine_slot_t*>(p);
+    std::lock_guard<std::mutex> lock(mutex_);
+    allocated_ += SLOTS_AT_ONCE;
+    free_.reserve(allocated_);
+    for (size_t i = 1; i < SLOTS_AT_ONCE; i++) free_.push_back(new (slots + i) combine_slot_t);
+    return new (slots) combine_slot_t;
 }
 
 void combine_slots_t::give(combine_slot_t* slot) noexcept {

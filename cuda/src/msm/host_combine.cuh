@@ -4,10 +4,10 @@
 // see the same contract as a kernel's: *d_out is written when the stream gets there.
 //
 // Why on the host: the combination is one chain of c (W - 1) dependent doublings. On one GPU
-// thread that took 1.3-1.7 ms for G1 and 8 ms for G2 at 20-bit windows, with nothing else on
-// the SM's lanes, and in Nsight Compute's sum it was a tenth of a proof's kernel time
-// (docs/benchmarks.md, 2026-12-06); on a CPU core with 64-bit products it is a fraction of
-// that, and the GPU is free for the next MSM.
+// thread that took about 2 ms for G1 and 8 ms for G2 at 20-bit windows, and in Nsight
+// Compute's sum 5.2 of a sha 2^22 proof's 53.5 ms of kernel time (docs/benchmarks.md,
+// 2026-12-06); on a CPU core with 64-bit products it is a fraction of that, and the GPU is
+// free for the next MSM.
 #pragma once
 
 #include <cuda_runtime.h>

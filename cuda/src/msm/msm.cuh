@@ -55,15 +55,26 @@ inline cudaStream_t last_step_stream(cudaStream_t stream, cudaStream_t tail) {
     return tail;
 }
 
+//
+// `copies` > 1: d_points holds copies * n points, d_points[j n + i] = 2^(c j) P_i (shift_bases,
+// with c = window_bits, which must then be given), and each run of `copies` windows shares
+// one set of buckets: the bucket reduction and the combination run once a set instead of once
+// a window, which makes wider windows (fewer additions) pay.
 template <class G>
 void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_t n, typename G::jacobian* d_out,
                 cudaStream_t stream, msm_profile_t* profile = nullptr, uint32_t window_bits = 0,
-                cudaStream_t tail = nullptr);
+                cudaStream_t tail = nullptr, uint32_t copies = 1);
+
+// Makes msm_device's shifted copies: d_points holds room for copies * n points, the first n
+// given; d_points[j n + i] = 2^(c j) d_points[i] for 1 <= j < copies (c: the window they serve,
+// 4 to 22 bits; copies at most the windows of c).
+template <class G>
+void shift_bases(typename G::affine* d_points, size_t n, uint32_t c, uint32_t copies, cudaStream_t stream);
 
 // An upper bound of the scratch memory msm_device<G> allocates for n points (for VRAM
 // reservations made before the MSM runs), with the window `window_bits` as msm_device's.
 template <class G>
-size_t msm_scratch_bytes(size_t n, uint32_t window_bits = 0);
+size_t msm_scratch_bytes(size_t n, uint32_t window_bits = 0, uint32_t copies = 1);
 
 // An upper bound of the scratch memory batch_add_device<G> allocates for `count` bitmaps over
 // n points (its grid, and so its partial sums, grows with n up to a few waves of blocks).

@@ -30,9 +30,10 @@ window_plan_t plan_windows(size_t n) {
     return best;
 }
 
-template size_t msm_scratch_bytes<g1_t>(size_t, uint32_t);
+template size_t msm_scratch_bytes<g1_t>(size_t, uint32_t, uint32_t);
+template void shift_bases<g1_t>(affine_t*, size_t, uint32_t, uint32_t, cudaStream_t);
 template void msm_device<g1_t>(const affine_t*, const fr_t*, size_t, jacobian_t*, cudaStream_t, msm_profile_t*,
-                               uint32_t, cudaStream_t);
+                               uint32_t, cudaStream_t, uint32_t);
 
 }  // namespace cuzk::msm
 
@@ -51,6 +52,29 @@ extern "C" cuzk_error_t cuzk_test_msm_g1_window(const cuzk_g1_affine_t* points, 
         CUZK_REQUIRE(window_bits >= msm::MIN_WINDOW && window_bits <= msm::MAX_WINDOW,
                      "msm test: window bits must be in [4, 22]");
         msm::msm_host<g1_t>(points, scalars, n, out, window_bits);
+    });
+}
+
+extern "C" cuzk_error_t cuzk_test_msm_g1_shifted(const cuzk_g1_affine_t* points, const cuzk_fr_t* scalars, size_t n,
+                                                 uint32_t window_bits, uint32_t copies, cuzk_g1_projective_t* out) {
+    return guard([&] {
+        CUZK_REQUIRE(window_bits >= msm::MIN_WINDOW && window_bits <= msm::MAX_WINDOW,
+                     "msm test: window bits must be in [4, 22]");
+        CUZK_REQUIRE(out != nullptr && (n == 0 || (points && scalars)), "msm test: null argument");
+        CUZK_REQUIRE(copies >= 1 && copies <= msm::plan_of_bits(window_bits).windows,
+                     "msm test: between 1 and the window count copies of the bases");
+        stream_t s;
+        dev_ptr_t<affine_t> d_points(copies * n, s);
+        dev_ptr_t<fr_t> d_scalars(n, s);
+        dev_ptr_t<jacobian_t> d_out(1, s);
+        if (n) {
+            CUZK_CUDA_CHECK(cudaMemcpyAsync(d_points, points, n * sizeof(affine_t), cudaMemcpyHostToDevice, s));
+            CUZK_CUDA_CHECK(cudaMemcpyAsync(d_scalars, scalars, n * sizeof(fr_t), cudaMemcpyHostToDevice, s));
+        }
+        msm::shift_bases<g1_t>(d_points, n, window_bits, copies, s);
+        msm::msm_device<g1_t>(d_points, d_scalars.get(), n, d_out, s, nullptr, window_bits, nullptr, copies);
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(out, d_out, sizeof(jacobian_t), cudaMemcpyDeviceToHost, s));
+        s.sync();
     });
 }
 

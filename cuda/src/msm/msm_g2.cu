@@ -3,9 +3,9 @@
 
 namespace cuzk::msm {
 
-template size_t msm_scratch_bytes<g2_t>(size_t, uint32_t);
+template size_t msm_scratch_bytes<g2_t>(size_t, uint32_t, uint32_t);
 template void msm_device<g2_t>(const g2_affine_t*, const fr_t*, size_t, g2_jacobian_t*, cudaStream_t,
-                               msm_profile_t*, uint32_t, cudaStream_t);
+                               msm_profile_t*, uint32_t, cudaStream_t, uint32_t);
 
 }  // namespace cuzk::msm
 

@@ -47,6 +47,15 @@
 // No thread adds more than CHUNK points or PIECE partials, whatever the distribution of the
 // scalars.
 //
+// Shifted copies of the bases (msm_device's `copies` = k > 1, made by shift_bases): with
+// P_{j,i} = 2^(c j) P_i for j < k, windows s k + j (j < k) share set s of buckets, since
+//     sum_j 2^(c (s k + j)) d_{i,sk+j} P_i = 2^(c k s) sum_j d_{i,sk+j} P_{j,i}.
+// Each set is sorted, summed and reduced as one window of k n entries, and the sets are
+// combined with shifts of c k bits: the same additions, but the bucket reduction once a set
+// instead of once a window, which lets wider windows (fewer additions) pay at sizes where
+// the plan keeps them narrow (msmexp on the H100, 2026-12-06: 2^22 33.9 ms at the planned 16
+// bits, 29.3 over 13 copies at 20 bits; 2^24 108.9 and 98.2 over 12 copies at 22 bits).
+//
 // Window size: the plan (plan_windows) weighs the n additions per window against the
 // reduction's 2^(c-1) buckets per window, up to 22 bits (three 8-bit radix passes); any window
 // from 4 to 22 bits can be forced, for tests and for the comparisons that keep the plan honest.
@@ -99,16 +108,37 @@ __global__ void canonical_kernel(const fr_t* scalars, size_t n, uint32_t c, uint
     carries[i] = digits::carries([&](uint32_t k) { return canon.l[k]; }, c, windows);
 }
 
-// For window w: keys[i] = |d_{i,w}|, vals[i] = i | (sign bit if d_{i,w} < 0), from
-// canonical_kernel's limbs and carries.
-__global__ void digit_kernel(const uint32_t* limbs, const uint64_t* carries, size_t n, uint32_t w, uint32_t c,
-                             uint32_t* keys, uint32_t* vals) {
+// For window w: keys[i] = |d_{i,w}|, vals[i] = (base + i) | (sign bit if d_{i,w} < 0), from
+// canonical_kernel's limbs and carries; base is where the window's copy of the bases begins
+// (j n for copy j, see msm_device). A window at or past `windows` (a last set with fewer
+// windows than copies) gives digit 0 everywhere, which no bucket takes.
+__global__ void digit_kernel(const uint32_t* limbs, const uint64_t* carries, size_t n, uint32_t w, uint32_t windows,
+                             uint32_t c, uint32_t base, uint32_t* keys, uint32_t* vals) {
     const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (i >= n) return;
+    if (w >= windows) {
+        keys[i] = 0;
+        vals[i] = base + uint32_t(i);
+        return;
+    }
     const uint32_t bits = digits::window_bits([&](uint32_t k) { return limbs[k * n + i]; }, w * c, c);
     const digits::digit_t d = digits::signed_digit(bits, uint32_t(carries[i] >> w) & 1, c);
     keys[i] = d.magnitude;
-    vals[i] = uint32_t(i) | (d.negative ? SIGN_BIT : 0);
+    vals[i] = (base + uint32_t(i)) | (d.negative ? SIGN_BIT : 0);
+}
+
+// points[j n + i] = 2^(c j) points[i] for 1 <= j < copies, in affine form (one inversion a
+// copy: a one-time cost of bases that stay on the device).
+template <class G>
+__global__ void shift_bases_kernel(typename G::affine* points, size_t n, uint32_t c, uint32_t copies) {
+    using xyzz_t = typename G::xyzz;
+    const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    if (i >= n) return;
+    xyzz_t acc = xyzz_t::from_affine(points[i]);
+    for (uint32_t j = 1; j < copies; j++) {
+        for (uint32_t b = 0; b < c; b++) acc = acc.dbl();
+        points[j * n + i] = acc.to_affine();
+    }
 }
 
 // run_end[d] = the number of sorted keys <= d, for every digit d <= half: where digit d's run
@@ -141,11 +171,14 @@ inline size_t next_level(size_t level) { return level / PIECE + level / (PIECE +
 // windows (millions of buckets) the buckets themselves dominate, which chunk_kernel writes
 // and the later stages keep.
 template <class G>
-size_t msm_scratch_bytes(size_t n, uint32_t window_bits) {
+size_t msm_scratch_bytes(size_t points, uint32_t window_bits, uint32_t copies) {
     using xyzz_t = typename G::xyzz;
-    if (n == 0) return 0;
-    const window_plan_t plan = window_bits ? plan_of_bits(window_bits) : plan_windows(n);
-    const size_t c = plan.bits, w = plan.windows, half = size_t(1) << (c - 1);
+    if (points == 0) return 0;
+    const window_plan_t plan = window_bits ? plan_of_bits(window_bits) : plan_windows(points);
+    // As msm_device counts: sets of `copies` windows over n = copies * points entries each.
+    copies = std::max(copies, 1u);
+    const size_t n = points * copies;
+    const size_t c = plan.bits, w = (plan.windows + copies - 1) / copies, half = size_t(1) << (c - 1);
     const size_t buckets = w * half, x = sizeof(xyzz_t);
     size_t sort_bytes = 0, scan_bytes = 0;
     CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, static_cast<uint32_t*>(nullptr),
@@ -166,7 +199,7 @@ size_t msm_scratch_bytes(size_t n, uint32_t window_bits) {
     const size_t firsts = 2 * chunks * 4 + select_bytes + 4;
     // 1. digits and sorts: canonical limbs and carries, keys, values, sorted keys, the sort's
     //    temp, the sorted values, runs.
-    size_t peak = n * (sizeof(fr_t) + 8) + 3 * n * 4 + sort_bytes + sorted_vals + runs;
+    size_t peak = points * (sizeof(fr_t) + 8) + 3 * n * 4 + sort_bytes + sorted_vals + runs;
     // 2. chunk sums: the sorted values, runs, each chunk's first digit, buckets and partials;
     //    then the counts and the crossing buckets' first chunks.
     peak = std::max(peak, sorted_vals + runs + chunks * 4 + (buckets + level) * x);
@@ -192,7 +225,8 @@ size_t msm_scratch_bytes(size_t n, uint32_t window_bits) {
 
 template <class G>
 void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_t n, typename G::jacobian* d_out,
-                cudaStream_t stream, msm_profile_t* profile, uint32_t window_bits, cudaStream_t tail) {
+                cudaStream_t stream, msm_profile_t* profile, uint32_t window_bits, cudaStream_t tail,
+                uint32_t copies) {
     using xyzz_t = typename G::xyzz;
     using jacobian_t = typename G::jacobian;
     CUZK_REQUIRE(d_out != nullptr, "msm: null output");
@@ -210,34 +244,46 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
         return;
     }
     CUZK_REQUIRE(d_points != nullptr && d_scalars != nullptr, "msm: null input");
-    CUZK_REQUIRE(n <= size_t(INT32_MAX), "msm: more than 2^31 - 1 points");
+    CUZK_REQUIRE(copies >= 1, "msm: copies of the bases must be at least 1");
+    CUZK_REQUIRE(copies == 1 || window_bits != 0, "msm: shifted copies of the bases need the window they were made for");
 
     const window_plan_t plan = window_bits ? plan_of_bits(window_bits) : plan_windows(n);
     const uint32_t c = plan.bits, num_windows = plan.windows, half = 1u << (c - 1);
-    const size_t slots = size_t(num_windows) * (half + 1);       // keys 0..half per window
-    const size_t total_buckets = size_t(num_windows) * half;     // digits 1..half per window
+    // With `copies` shifted copies of the bases, windows j of each run of `copies` share one
+    // set of buckets: digit d of window s copies + j for point i adds 2^(c j) P_i, entry
+    // j n + i of the bases, into bucket d of set s. From here on a "window" is a set, with
+    // m = copies n entries, whose sums are combined with shifts of c copies bits.
+    const uint32_t sets = (num_windows + copies - 1) / copies;
+    const size_t m = size_t(copies) * n;
+    CUZK_REQUIRE(m <= size_t(INT32_MAX), "msm: more than 2^31 - 1 points with their copies");
+    const size_t slots = size_t(sets) * (half + 1);       // keys 0..half per set
+    const size_t total_buckets = size_t(sets) * half;     // digits 1..half per set
     constexpr unsigned T = 256;
 
-    dev_ptr_t<uint32_t> keys(n, stream), vals(n, stream), sorted_keys(n, stream);
-    dev_ptr_t<uint32_t> sorted_vals(n * num_windows, stream);
+    dev_ptr_t<uint32_t> keys(m, stream), vals(m, stream), sorted_keys(m, stream);
+    dev_ptr_t<uint32_t> sorted_vals(m * sets, stream);
     dev_ptr_t<uint32_t> run_end(slots, stream);
 
     size_t temp_bytes = 0;
     CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys.get(), sorted_keys.get(), vals.get(),
-                                                    sorted_vals.get(), int(n), 0, int(c), stream));
+                                                    sorted_vals.get(), int(m), 0, int(c), stream));
     dev_ptr_t<uint8_t> temp(std::max<size_t>(temp_bytes, 1), stream);
 
     dev_ptr_t<uint32_t> limbs(size_t(fr_t::N) * n, stream);
     dev_ptr_t<uint64_t> carries(n, stream);
     canonical_kernel<<<blocks_for(n, T), T, 0, stream>>>(d_scalars, n, c, num_windows, limbs, carries);
     CUZK_LAUNCH_CHECK();
-    for (uint32_t w = 0; w < num_windows; w++) {
-        digit_kernel<<<blocks_for(n, T), T, 0, stream>>>(limbs, carries, n, w, c, keys, vals);
-        CUZK_LAUNCH_CHECK();
+    for (uint32_t set = 0; set < sets; set++) {
+        for (uint32_t j = 0; j < copies; j++) {
+            digit_kernel<<<blocks_for(n, T), T, 0, stream>>>(limbs, carries, n, set * copies + j, num_windows, c,
+                                                             uint32_t(j * n), keys.get() + j * n, vals.get() + j * n);
+            CUZK_LAUNCH_CHECK();
+        }
         size_t bytes = temp_bytes;
         CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(), bytes, keys.get(), sorted_keys.get(), vals.get(),
-                                                        sorted_vals.get() + w * n, int(n), 0, int(c), stream));
-        run_end_kernel<<<blocks_for(half + 1, T), T, 0, stream>>>(sorted_keys, n, half, run_end.get() + w * (half + 1));
+                                                        sorted_vals.get() + set * m, int(m), 0, int(c), stream));
+        run_end_kernel<<<blocks_for(half + 1, T), T, 0, stream>>>(sorted_keys, m, half,
+                                                                   run_end.get() + set * (half + 1));
         CUZK_LAUNCH_CHECK();
     }
     if (profile) profile->sorted.record(stream);
@@ -250,7 +296,7 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
 
     // Step 2: every chunk's points, into the buckets they complete and the partials of the
     // buckets that cross chunk boundaries.
-    const size_t per_window = chunks_per_window(n), total_chunks = num_windows * per_window;
+    const size_t per_window = chunks_per_window(m), total_chunks = sets * per_window;
     dev_ptr_t<xyzz_t> buckets(total_buckets, stream);
     dev_ptr_t<xyzz_t> pieces(2 * total_chunks, stream);
     {
@@ -259,7 +305,7 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
                                                                           first_digit);
         CUZK_LAUNCH_CHECK();
         chunk_kernel<G><<<blocks_for(total_chunks, CHUNK_THREADS), CHUNK_THREADS, 0, stream>>>(
-            d_points, sorted_vals, n, run_end, first_digit, half, per_window, total_chunks, buckets, pieces);
+            d_points, sorted_vals, m, run_end, first_digit, half, per_window, total_chunks, buckets, pieces);
         CUZK_LAUNCH_CHECK();
     }
     sorted_vals.release();
@@ -328,26 +374,26 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     // Step 4: levels of running sums (msm/reduction.cuh), from the buckets up to one element
     // a window; each level's row sums (Q_k, one a window) are kept in q for the window sums.
     const level_shifts_t levels = reduction_levels(half);
-    dev_ptr_t<xyzz_t> q(size_t(num_windows) * levels.count, stream);
+    dev_ptr_t<xyzz_t> q(size_t(sets) * levels.count, stream);
     dev_ptr_t<xyzz_t> scratch_a, scratch_b;
     dev_ptr_t<xyzz_t> level = std::move(buckets);
     size_t per = half;  // elements a window at this level
     for (uint32_t k = 0; k < levels.count; k++) {
         const uint32_t len = 1u << levels.log2_len[k];
-        const size_t segments = num_windows * (per / len);
+        const size_t segments = sets * (per / len);
         dev_ptr_t<xyzz_t> sums(segments, stream);
         running_sums_kernel<xyzz_t><<<blocks_for(segments, 128), 128, 0, stream>>>(level, len, segments, sums);
         CUZK_LAUNCH_CHECK();
-        const xyzz_t* row = reduce_rows<xyzz_t>(level, num_windows, per, scratch_a, scratch_b, stream);
-        CUZK_CUDA_CHECK(cudaMemcpyAsync(q.get() + k * size_t(num_windows), row, num_windows * sizeof(xyzz_t),
+        const xyzz_t* row = reduce_rows<xyzz_t>(level, sets, per, scratch_a, scratch_b, stream);
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(q.get() + k * size_t(sets), row, sets * sizeof(xyzz_t),
                                         cudaMemcpyDeviceToDevice, stream));
         level = std::move(sums);
         per /= len;
     }
     scratch_a.release();
     scratch_b.release();
-    dev_ptr_t<xyzz_t> windows(num_windows, stream);
-    window_sums_kernel<xyzz_t><<<blocks_for(num_windows, 32), 32, 0, stream>>>(q, level, levels, num_windows, windows);
+    dev_ptr_t<xyzz_t> windows(sets, stream);
+    window_sums_kernel<xyzz_t><<<blocks_for(sets, 32), 32, 0, stream>>>(q, level, levels, sets, windows);
     CUZK_LAUNCH_CHECK();
     q.release();
     level.release();
@@ -356,8 +402,20 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     // (see last_step_stream), which frees the window sums there.
     const cudaStream_t last = last_step_stream(stream, tail);
     windows.free_on(last);
-    combine_on_host<G>(windows, num_windows, c, d_out, last);
+    combine_on_host<G>(windows, sets, c * copies, d_out, last);
     if (profile) profile->done.record(last);
+}
+
+// Fills d_points[j n + i] = 2^(c j) d_points[i] for 1 <= j < copies (d_points holds copies * n
+// points, the first n given), for msm_device's `copies` with window_bits c.
+template <class G>
+void shift_bases(typename G::affine* d_points, size_t n, uint32_t c, uint32_t copies, cudaStream_t stream) {
+    CUZK_REQUIRE(c >= MIN_WINDOW && c <= MAX_WINDOW, "msm: shifted bases need a window of 4 to 22 bits");
+    CUZK_REQUIRE(copies >= 1 && copies <= plan_of_bits(c).windows,
+                 "msm: between 1 and the window count copies of the bases");
+    if (n == 0 || copies == 1) return;
+    shift_bases_kernel<G><<<blocks_for(n, 128), 128, 0, stream>>>(d_points, n, c, copies);
+    CUZK_LAUNCH_CHECK();
 }
 
 // The host-pointer MSM of group G: copy in, compute, copy the result out (`window_bits` as
