@@ -62,6 +62,13 @@ fn compare<P: ProvingKey + Send + Sync + 'static>(
         prove_from_assignments_with_timings(assignments.clone(), params.as_ref(), &r, &s)
             .expect("CPU proof");
     let dp = device_params(locks, Arc::clone(params)).expect("device parameters");
+    // Small sets on a whole card are resident with H's shifted copies, so every comparison
+    // below runs H's MSM over them (the streamed and bounded tests run it over H itself).
+    assert_eq!(
+        dp.h_copies() > 1,
+        dp.is_resident() && !params.h().is_empty(),
+        "{what}: {dp:?}"
+    );
     let mut on_gpu = Vec::new();
     for b_g2 in [G2Placement::Cpu, G2Placement::Auto, G2Placement::Gpu] {
         for splits in [SplitPlacement::Host, SplitPlacement::Gpu] {
@@ -962,6 +969,8 @@ fn the_bounded_vram_plan_gives_the_same_proofs() {
         let dp =
             device_params_with(&locks, Arc::clone(&params), residency, G2Placement::Auto).unwrap();
         assert_eq!(dp.is_resident(), residency == Residency::Auto);
+        // Resident, H's shifted copies are there too; the chunks read H itself.
+        assert_eq!(dp.h_copies() > 1, residency == Residency::Auto, "{dp:?}");
         for &chunk in chunks {
             for c_late in [false, true] {
                 locks.force_chunks(chunk, c_late).unwrap();

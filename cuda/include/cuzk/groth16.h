@@ -106,6 +106,10 @@ int cuzk_groth16_params_resident(const cuzk_groth16_params_t* params);
 
 /* Frees the device copies and the reservation. No proof may be using the handle. Null is
  * accepted. */
+/* How many shifted copies of H's bases (2^(c j) H_i) the parameters keep on the device for H's
+ * MSM: 1 when none (streamed, or no room in the budget's quarter), 0 for a null handle. */
+uint32_t cuzk_groth16_params_h_copies(const cuzk_groth16_params_t* params);
+
 void cuzk_groth16_params_destroy(cuzk_groth16_params_t* params);
 
 /* One constraint matrix in compressed sparse rows: row r holds the terms

@@ -40,6 +40,10 @@ struct cuzk_groth16_params {
     // indexed by B's densities, so the G1 split serves both).
     cuzk::groth16::g2_vector_t b_g2;
     bool resident = false;
+    // H's shifted copies (msm_device's `copies`) when resident and the budget leaves room
+    // (make_params): h_copies points 2^(h_window j) H_i, j < h_copies, in the block from h.d on;
+    // h_copies = 1 (and h_window 0, the planned window) without them.
+    uint32_t h_window = 0, h_copies = 1;
     // One allocation holding every resident vector, held from the device's budget.
     cuzk::groth16::held_block_t block;
 

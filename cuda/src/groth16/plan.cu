@@ -63,7 +63,7 @@ size_t witness_bytes(const cuzk_groth16_circuit_t& c) {
 size_t whole_bytes(const params_t& p, const cuzk_groth16_circuit_t& c, size_t n) {
     size_t bytes = fixed_bytes(p, c) + 3 * n * sizeof(fr_t) + witness_bytes(c);
     if (!p.resident) bytes += p.largest_bytes();
-    size_t scratch = msm::msm_scratch_bytes<g1_t>(n - 1) + NTT_TABLES;
+    size_t scratch = msm::msm_scratch_bytes<g1_t>(n - 1, p.h_window, p.h_copies) + NTT_TABLES;
     const auto splits = planned_splits(p, c);
     for (const planned_split_t& s : splits)
         scratch = std::max(scratch, msm::split_msm_scratch_bytes<g1_t>(s.len, s.split.other_count));

@@ -298,7 +298,9 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
             msm::chunked_msm_device<g1_t>(loader.source(p.h), plan.chunk, d_a, n - 1, d_sums.get() + 0, s, tail);
             d_a = dev_ptr_t<fr_t>();
         } else {
-            msm::msm_device<g1_t>(p.bases(p.h, staging, s), d_a, n - 1, d_sums.get() + 0, s, nullptr, 0, tail);
+            // With H's shifted copies (resident parameters only), the window they were made for.
+            msm::msm_device<g1_t>(p.bases(p.h, staging, s), d_a, n - 1, d_sums.get() + 0, s, nullptr, p.h_window,
+                                  tail, p.h_copies);
         }
     } else {
         // A domain of 1: H has no coefficients and no bases, its sum is the identity.

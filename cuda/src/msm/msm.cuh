@@ -29,6 +29,15 @@ struct window_plan_t {
 window_plan_t plan_windows(size_t n);
 // The windows of c bits each (as many as a 256-bit signed-digit scalar needs).
 window_plan_t plan_of_bits(uint32_t c);
+// The window and the count of shifted copies of the bases (msm_device's `copies`) for n points
+// when at most `max_copies` copies fit: the cheapest by plan_windows' cost model, with the
+// reduction once a set of windows; copies is the fewest that give its count of sets (so no
+// memory goes to copies that save nothing). max_copies <= 1 gives {plan_windows(n).bits, 1}.
+struct shifted_plan_t {
+    uint32_t bits;
+    uint32_t copies;
+};
+shifted_plan_t plan_shifted(size_t n, uint32_t max_copies);
 
 // Events recorded between the MSM's stages, for the benchmark's per-stage timings: digits and
 // sorts (begin..sorted), bucket sums (..summed), reduction and combination (..done).

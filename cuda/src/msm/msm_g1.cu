@@ -30,6 +30,27 @@ window_plan_t plan_windows(size_t n) {
     return best;
 }
 
+shifted_plan_t plan_shifted(size_t n, uint32_t max_copies) {
+    if (max_copies <= 1) return {plan_windows(n).bits, 1};
+    // plan_windows' model with the reduction's buckets counted once a set, and every set's
+    // entries (copies n, the last set's missing windows as zero digits) sorted and walked.
+    shifted_plan_t best{MIN_WINDOW, 1};
+    double best_cost = -1;
+    for (uint32_t c = MIN_WINDOW; c <= PLAN_MAX_WINDOW; c++) {
+        const uint32_t windows = plan_of_bits(c).windows;
+        const uint32_t most = std::min(windows, max_copies);
+        const uint32_t sets = (windows + most - 1) / most, copies = (windows + sets - 1) / sets;
+        const double passes = double((c + 7) / 8);
+        const double cost = double(sets) * (double(copies) * double(n) * (1.0 + 0.05 * passes) +
+                                            2.6 * double(size_t(1) << c));
+        if (best_cost < 0 || cost < best_cost) {
+            best = {c, copies};
+            best_cost = cost;
+        }
+    }
+    return best;
+}
+
 template size_t msm_scratch_bytes<g1_t>(size_t, uint32_t, uint32_t);
 template void shift_bases<g1_t>(affine_t*, size_t, uint32_t, uint32_t, cudaStream_t);
 template void msm_device<g1_t>(const affine_t*, const fr_t*, size_t, jacobian_t*, cudaStream_t, msm_profile_t*,

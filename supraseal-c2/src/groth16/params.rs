@@ -57,6 +57,7 @@ impl std::fmt::Debug for DeviceParams {
         f.debug_struct("DeviceParams")
             .field("device", &self.device)
             .field("resident", &self.is_resident())
+            .field("h_copies", &self.h_copies())
             .field("lens", &self.lens)
             .field("has_b_g2", &self.has_b_g2)
             .finish()
@@ -126,6 +127,14 @@ impl DeviceParams {
     pub fn is_resident(&self) -> bool {
         // SAFETY: `ptr` is a live handle.
         unsafe { ffi::cuzk_groth16_params_resident(self.ptr.as_ptr()) != 0 }
+    }
+
+    /// How many shifted copies of H's bases (2^(c j) H_i) the device keeps for H's MSM, which
+    /// make its windows share buckets: 1 without them (streamed parameters, or resident ones
+    /// whose set leaves no room for them in a quarter of the budget).
+    pub fn h_copies(&self) -> u32 {
+        // SAFETY: `ptr` is a live handle.
+        unsafe { ffi::cuzk_groth16_params_h_copies(self.ptr.as_ptr()) }
     }
 
     pub fn device(&self) -> i32 {

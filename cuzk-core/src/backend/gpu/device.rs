@@ -102,6 +102,13 @@ impl GpuDevice {
                 ordinal: self.info.ordinal,
                 source,
             })?;
+        tracing::info!(
+            circuit = srs.circuit_id.as_str(),
+            device = self.info.ordinal,
+            resident = on_device.device.is_resident(),
+            h_copies = on_device.device.h_copies(),
+            "parameters on the GPU (h_copies > 1: H's MSM runs over shifted copies of its bases)"
+        );
         cache.insert(
             srs.circuit_id.clone(),
             (Arc::clone(&srs.params), Arc::clone(&on_device)),
