@@ -64,11 +64,11 @@ inline cudaStream_t last_step_stream(cudaStream_t stream, cudaStream_t tail) {
     return tail;
 }
 
-//
-// `copies` > 1: d_points holds copies * n points, d_points[j n + i] = 2^(c j) P_i (shift_bases,
-// with c = window_bits, which must then be given), and each run of `copies` windows shares
-// one set of buckets: the bucket reduction and the combination run once a set instead of once
-// a window, which makes wider windows (fewer additions) pay.
+// msm_device (see above) with `copies` > 1: d_points holds copies * n points,
+// d_points[j n + i] = 2^(c j) P_i (shift_bases, with c = window_bits, which must then be
+// given), and each run of `copies` windows shares one set of buckets: the bucket reduction and
+// the combination run once a set instead of once a window, which makes wider windows (fewer
+// additions) pay.
 template <class G>
 void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_t n, typename G::jacobian* d_out,
                 cudaStream_t stream, msm_profile_t* profile = nullptr, uint32_t window_bits = 0,
