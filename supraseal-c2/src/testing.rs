@@ -260,28 +260,12 @@ pub fn msm_g1_with_window(
     scalars: &[Scalar],
     window_bits: u32,
 ) -> Result<G1Projective, CudaError> {
-    let n = scalars.len();
-    crate::msm::check_lengths(points.len(), n)?;
-    let window_bits = crate::msm::check_window(Some(window_bits))?;
-    let mut out = G1Projective::identity();
-    // SAFETY: `points` and `scalars` are valid for reads of `n` elements in the cuzk_*
-    // layouts (blstrs' types are blst's, as msm.rs asserts); `out` is one projective point.
-    // The call copies and keeps no pointer.
-    unsafe {
-        ffi::check(ffi::cuzk_test_msm_g1_window(
-            points.as_ptr().cast(),
-            scalars.as_ptr().cast(),
-            n,
-            window_bits,
-            (&mut out as *mut G1Projective).cast(),
-        ))?;
-    }
-    Ok(out)
+    msm_g1_shifted(points, scalars, window_bits, 1)
 }
 
 /// The G1 MSM with windows of `window_bits` bits over `copies` shifted copies of the bases
-/// (2^(c j) P for j < copies, made on the GPU), each run of `copies` windows sharing one set of
-/// buckets.
+/// (2^(c j) P for j < copies, made on the GPU; 1: none), each run of `copies` windows sharing
+/// one set of buckets.
 pub fn msm_g1_shifted(
     points: &[G1Affine],
     scalars: &[Scalar],
@@ -292,11 +276,11 @@ pub fn msm_g1_shifted(
     crate::msm::check_lengths(points.len(), n)?;
     let window_bits = crate::msm::check_window(Some(window_bits))?;
     let mut out = G1Projective::identity();
-    // SAFETY: as msm_g1_with_window's: `points` and `scalars` are valid for reads of `n`
-    // elements in the cuzk_* layouts, `out` is one projective point, and the call keeps no
-    // pointer.
+    // SAFETY: `points` and `scalars` are valid for reads of `n` elements in the cuzk_*
+    // layouts (blstrs' types are blst's, as msm.rs asserts); `out` is one projective point.
+    // The call copies and keeps no pointer.
     unsafe {
-        ffi::check(ffi::cuzk_test_msm_g1_shifted(
+        ffi::check(ffi::cuzk_test_msm_g1_window(
             points.as_ptr().cast(),
             scalars.as_ptr().cast(),
             n,

@@ -63,15 +63,11 @@ cuzk_error_t cuzk_test_g1_op(int op, const cuzk_g1_projective_t* a, const cuzk_g
                              const cuzk_g1_affine_t* b_affine, cuzk_g1_projective_t* out, size_t n);
 
 /* The G1 MSM (host memory, as cuzk_msm_g1) with windows of `window_bits` bits (4 to 22)
- * instead of the planned ones, so that tests can reach every window at small sizes. */
+ * instead of the planned ones, so that tests can reach every window at small sizes; over
+ * `copies` shifted copies of the bases (1: none; up to the window count), made on the GPU from
+ * `points` (2^(c j) P), each run of `copies` windows sharing one set of buckets. */
 cuzk_error_t cuzk_test_msm_g1_window(const cuzk_g1_affine_t* points, const cuzk_fr_t* scalars, size_t n,
-                                     uint32_t window_bits, cuzk_g1_projective_t* out);
-
-/* The G1 MSM with windows of `window_bits` bits (4 to 22) over `copies` shifted copies of the
- * bases (1 to the window count): the copies 2^(c j) P are made on the GPU from `points`, then
- * each run of `copies` windows shares one set of buckets. */
-cuzk_error_t cuzk_test_msm_g1_shifted(const cuzk_g1_affine_t* points, const cuzk_fr_t* scalars, size_t n,
-                                      uint32_t window_bits, uint32_t copies, cuzk_g1_projective_t* out);
+                                     uint32_t window_bits, uint32_t copies, cuzk_g1_projective_t* out);
 
 /* NTT timings, for the benchmark. Random data is generated on the GPU; each figure is the
  * median over `iters` timed runs (CUDA events) after `warmup` untimed ones. */

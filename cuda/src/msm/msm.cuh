@@ -20,6 +20,10 @@
 
 namespace cuzk::msm {
 
+constexpr uint32_t SCALAR_BITS = 256;  // r < 2^255, plus one bit for the last signed carry
+constexpr uint32_t MIN_WINDOW = 4;
+constexpr uint32_t MAX_WINDOW = 22;    // sort keys of at most 22 bits (three radix-sort passes)
+
 // The MSM's signed-digit windows for n points: `bits` per window (c), `windows` of them.
 struct window_plan_t {
     uint32_t bits;
@@ -30,9 +34,9 @@ window_plan_t plan_windows(size_t n);
 // The windows of c bits each (as many as a 256-bit signed-digit scalar needs).
 window_plan_t plan_of_bits(uint32_t c);
 // The window and the count of shifted copies of the bases (msm_device's `copies`) for n points
-// when at most `max_copies` copies fit: the cheapest by plan_windows' cost model, with the
+// when at most `max_copies` copies fit: the cheapest by the cost model in msm_g1.cu, with the
 // reduction once a set of windows; copies is the fewest that give its count of sets (so no
-// memory goes to copies that save nothing). max_copies <= 1 gives {plan_windows(n).bits, 1}.
+// memory goes to copies that save nothing). plan_windows is this with max_copies 1.
 struct shifted_plan_t {
     uint32_t bits;
     uint32_t copies;

@@ -7,33 +7,19 @@ namespace cuzk::msm {
 // The window plan depends only on n, not on the group: defined once, here.
 window_plan_t plan_of_bits(uint32_t c) { return {c, (SCALAR_BITS + c - 1) / c}; }
 
-window_plan_t plan_windows(size_t n) {
-    // Cost model in mixed-addition units, per window of c bits:
-    //   - the n accumulations into buckets (chunked: the same cost per addition at any c);
-    //   - the digits and their radix sort, about 0.05 n per pass of 8 key bits (on the H200 a
-    //     pass over 2^26 pairs took about 1.5 ms, the time of 3 M additions at 2.2 G/s);
+shifted_plan_t plan_shifted(size_t n, uint32_t max_copies) {
+    // Cost model in mixed-addition units, per set of windows sharing buckets (a window alone
+    // without copies) of c bits:
+    //   - the accumulations into buckets, copies n of them (chunked: the same cost per
+    //     addition at any c; a last set's missing windows are zero digits, walked too);
+    //   - the digits and their radix sort, about 0.05 per entry and pass of 8 key bits (on the
+    //     H200 a pass over 2^26 pairs took about 1.5 ms, the time of 3 M additions at 2.2 G/s);
     //   - per bucket of the H = 2^(c-1): the reduction's two full additions and the segments'
     //     small multiples, and the crossing buckets' partials, about 5.2 additions per bucket
     //     (the 22-bit reduction of 2^26 points took 51.8 ms for 25 M buckets), 2.6 * 2^c.
-    // c is the cheapest in [MIN_WINDOW, PLAN_MAX_WINDOW].
-    window_plan_t best = plan_of_bits(MIN_WINDOW);
-    double best_cost = -1;
-    for (uint32_t c = MIN_WINDOW; c <= PLAN_MAX_WINDOW; c++) {
-        const window_plan_t plan = plan_of_bits(c);
-        const double passes = double((c + 7) / 8);
-        const double cost = double(plan.windows) * (double(n) * (1.0 + 0.05 * passes) + 2.6 * double(size_t(1) << c));
-        if (best_cost < 0 || cost < best_cost) {
-            best = plan;
-            best_cost = cost;
-        }
-    }
-    return best;
-}
-
-shifted_plan_t plan_shifted(size_t n, uint32_t max_copies) {
-    if (max_copies <= 1) return {plan_windows(n).bits, 1};
-    // plan_windows' model with the reduction's buckets counted once a set, and every set's
-    // entries (copies n, the last set's missing windows as zero digits) sorted and walked.
+    // c is the cheapest in [MIN_WINDOW, PLAN_MAX_WINDOW]; copies the fewest that give the
+    // least count of sets max_copies allows.
+    max_copies = std::max(max_copies, 1u);
     shifted_plan_t best{MIN_WINDOW, 1};
     double best_cost = -1;
     for (uint32_t c = MIN_WINDOW; c <= PLAN_MAX_WINDOW; c++) {
@@ -50,6 +36,8 @@ shifted_plan_t plan_shifted(size_t n, uint32_t max_copies) {
     }
     return best;
 }
+
+window_plan_t plan_windows(size_t n) { return plan_of_bits(plan_shifted(n, 1).bits); }
 
 template size_t msm_scratch_bytes<g1_t>(size_t, uint32_t, uint32_t);
 template void shift_bases<g1_t>(affine_t*, size_t, uint32_t, uint32_t, cudaStream_t);
@@ -68,34 +56,11 @@ extern "C" cuzk_error_t cuzk_msm_g1(const cuzk_g1_affine_t* points, const cuzk_f
 }
 
 extern "C" cuzk_error_t cuzk_test_msm_g1_window(const cuzk_g1_affine_t* points, const cuzk_fr_t* scalars, size_t n,
-                                                uint32_t window_bits, cuzk_g1_projective_t* out) {
+                                                uint32_t window_bits, uint32_t copies, cuzk_g1_projective_t* out) {
     return guard([&] {
         CUZK_REQUIRE(window_bits >= msm::MIN_WINDOW && window_bits <= msm::MAX_WINDOW,
                      "msm test: window bits must be in [4, 22]");
-        msm::msm_host<g1_t>(points, scalars, n, out, window_bits);
-    });
-}
-
-extern "C" cuzk_error_t cuzk_test_msm_g1_shifted(const cuzk_g1_affine_t* points, const cuzk_fr_t* scalars, size_t n,
-                                                 uint32_t window_bits, uint32_t copies, cuzk_g1_projective_t* out) {
-    return guard([&] {
-        CUZK_REQUIRE(window_bits >= msm::MIN_WINDOW && window_bits <= msm::MAX_WINDOW,
-                     "msm test: window bits must be in [4, 22]");
-        CUZK_REQUIRE(out != nullptr && (n == 0 || (points && scalars)), "msm test: null argument");
-        CUZK_REQUIRE(copies >= 1 && copies <= msm::plan_of_bits(window_bits).windows,
-                     "msm test: between 1 and the window count copies of the bases");
-        stream_t s;
-        dev_ptr_t<affine_t> d_points(copies * n, s);
-        dev_ptr_t<fr_t> d_scalars(n, s);
-        dev_ptr_t<jacobian_t> d_out(1, s);
-        if (n) {
-            CUZK_CUDA_CHECK(cudaMemcpyAsync(d_points, points, n * sizeof(affine_t), cudaMemcpyHostToDevice, s));
-            CUZK_CUDA_CHECK(cudaMemcpyAsync(d_scalars, scalars, n * sizeof(fr_t), cudaMemcpyHostToDevice, s));
-        }
-        msm::shift_bases<g1_t>(d_points, n, window_bits, copies, s);
-        msm::msm_device<g1_t>(d_points, d_scalars.get(), n, d_out, s, nullptr, window_bits, nullptr, copies);
-        CUZK_CUDA_CHECK(cudaMemcpyAsync(out, d_out, sizeof(jacobian_t), cudaMemcpyDeviceToHost, s));
-        s.sync();
+        msm::msm_host<g1_t>(points, scalars, n, out, window_bits, copies);
     });
 }
 

@@ -74,12 +74,10 @@
 #include "msm/host_combine.cuh"
 #include "msm/msm.cuh"
 #include "msm/reduction.cuh"
+#include "msm/shift_bases.cuh"
 
 namespace cuzk::msm {
 
-constexpr uint32_t SCALAR_BITS = 256;  // r < 2^255, plus one bit for the last signed carry
-constexpr uint32_t MIN_WINDOW = 4;
-constexpr uint32_t MAX_WINDOW = 22;    // sort keys of at most 22 bits (three radix-sort passes)
 // The widest window the plan takes. While each bucket was summed by its own threads, windows
 // wider than 16 bits were slower at every size (bench_msm --windows on the H200, 2026-12-04:
 // 2^26 530.7 ms at 16 bits, 628.6 at 22): with millions of buckets the runs were short and
@@ -125,20 +123,6 @@ __global__ void digit_kernel(const uint32_t* limbs, const uint64_t* carries, siz
     const digits::digit_t d = digits::signed_digit(bits, uint32_t(carries[i] >> w) & 1, c);
     keys[i] = d.magnitude;
     vals[i] = (base + uint32_t(i)) | (d.negative ? SIGN_BIT : 0);
-}
-
-// points[j n + i] = 2^(c j) points[i] for 1 <= j < copies, in affine form (one inversion a
-// copy: a one-time cost of bases that stay on the device).
-template <class G>
-__global__ void shift_bases_kernel(typename G::affine* points, size_t n, uint32_t c, uint32_t copies) {
-    using xyzz_t = typename G::xyzz;
-    const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    if (i >= n) return;
-    xyzz_t acc = xyzz_t::from_affine(points[i]);
-    for (uint32_t j = 1; j < copies; j++) {
-        for (uint32_t b = 0; b < c; b++) acc = acc.dbl();
-        points[j * n + i] = acc.to_affine();
-    }
 }
 
 // run_end[d] = the number of sorted keys <= d, for every digit d <= half: where digit d's run
@@ -244,8 +228,7 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
         return;
     }
     CUZK_REQUIRE(d_points != nullptr && d_scalars != nullptr, "msm: null input");
-    CUZK_REQUIRE(copies >= 1, "msm: copies of the bases must be at least 1");
-    CUZK_REQUIRE(copies == 1 || window_bits != 0, "msm: shifted copies of the bases need the window they were made for");
+    require_copies(window_bits, copies);
 
     const window_plan_t plan = window_bits ? plan_of_bits(window_bits) : plan_windows(n);
     const uint32_t c = plan.bits, num_windows = plan.windows, half = 1u << (c - 1);
@@ -406,35 +389,26 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     if (profile) profile->done.record(last);
 }
 
-// Fills d_points[j n + i] = 2^(c j) d_points[i] for 1 <= j < copies (d_points holds copies * n
-// points, the first n given), for msm_device's `copies` with window_bits c.
+// The host-pointer MSM of group G: copy in, compute, copy the result out (`window_bits` and
+// `copies` as msm_device's; the copies are made here from the n points given).
 template <class G>
-void shift_bases(typename G::affine* d_points, size_t n, uint32_t c, uint32_t copies, cudaStream_t stream) {
-    CUZK_REQUIRE(c >= MIN_WINDOW && c <= MAX_WINDOW, "msm: shifted bases need a window of 4 to 22 bits");
-    CUZK_REQUIRE(copies >= 1 && copies <= plan_of_bits(c).windows,
-                 "msm: between 1 and the window count copies of the bases");
-    if (n == 0 || copies == 1) return;
-    shift_bases_kernel<G><<<blocks_for(n, 128), 128, 0, stream>>>(d_points, n, c, copies);
-    CUZK_LAUNCH_CHECK();
-}
-
-// The host-pointer MSM of group G: copy in, compute, copy the result out (`window_bits` as
-// msm_device's).
-template <class G>
-void msm_host(const void* points, const cuzk_fr_t* scalars, size_t n, void* out, uint32_t window_bits = 0) {
+void msm_host(const void* points, const cuzk_fr_t* scalars, size_t n, void* out, uint32_t window_bits = 0,
+              uint32_t copies = 1) {
     using affine = typename G::affine;
     using jacobian = typename G::jacobian;
     CUZK_REQUIRE(out != nullptr, "msm: null output");
     CUZK_REQUIRE(n == 0 || (points != nullptr && scalars != nullptr), "msm: null input");
+    require_copies(window_bits, copies);
     stream_t s;
-    dev_ptr_t<affine> d_points(n, s);
+    dev_ptr_t<affine> d_points(copies * n, s);
     dev_ptr_t<fr_t> d_scalars(n, s);
     dev_ptr_t<jacobian> d_out(1, s);
     if (n) {
         CUZK_CUDA_CHECK(cudaMemcpyAsync(d_points, points, n * sizeof(affine), cudaMemcpyHostToDevice, s));
         CUZK_CUDA_CHECK(cudaMemcpyAsync(d_scalars, scalars, n * sizeof(fr_t), cudaMemcpyHostToDevice, s));
     }
-    msm_device<G>(d_points, d_scalars, n, d_out, s, nullptr, window_bits);
+    shift_bases<G>(d_points, n, window_bits, copies, s);
+    msm_device<G>(d_points, d_scalars, n, d_out, s, nullptr, window_bits, nullptr, copies);
     CUZK_CUDA_CHECK(cudaMemcpyAsync(out, d_out, sizeof(jacobian), cudaMemcpyDeviceToHost, s));
     s.sync();
 }

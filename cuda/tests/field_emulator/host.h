@@ -7,6 +7,7 @@
 // affine arithmetic and G2 on random coordinates against the device formulas.
 #pragma once
 
+#include <array>
 #include <cstring>
 #include <random>
 #include <string>
@@ -42,38 +43,46 @@ template <class D>
     fail(field, "host " + what, w, g);
 }
 
-// Each operation of host_fp_t against fp_t on the samples: one operand runs through every
-// sample, the others are drawn from them.
-void check_host_fp(std::mt19937_64& rng, int count) {
-    using cuzk::host_fp_t;
-    const field_ref<fp_t> ref;
-    const std::vector<big> v = samples(ref, rng, count);
-    const auto pick = [&] { return ref.to(v[rng() % v.size()]); };
-    const auto expect = [](const char* what, const fp_t& want, const host_fp_t& got) {
-        if (!same_bits(got, want)) fail_host("Fp", what, want, &got);
+// Each operation the curve formulas use, of the host type H against the device type D, on
+// operands make(i, trial) gives: a runs through every sample (i), b, c and d are drawn.
+template <class D, class H, class Make>
+int check_host_ops(const char* name, size_t samples_count, Make make) {
+    const auto expect = [&](const char* what, const D& want, const H& got) {
+        if (!same_bits(got, want)) fail_host(name, what, want, &got);
     };
     int checked = 0;
-    for (size_t i = 0; i < v.size(); i++) {
+    for (size_t i = 0; i < samples_count; i++) {
         for (int trial = 0; trial < 8; trial++, checked++) {
-            const fp_t a = ref.to(v[i]), b = trial == 0 ? a : pick(), c = pick(), d = pick();
-            const host_fp_t ha = to_host<host_fp_t>(a), hb = to_host<host_fp_t>(b);
-            const host_fp_t hc = to_host<host_fp_t>(c), hd = to_host<host_fp_t>(d);
+            const auto [a, b, c, d] = make(i, trial);
+            const H ha = to_host<H>(a), hb = to_host<H>(b), hc = to_host<H>(c), hd = to_host<H>(d);
             expect("a * b", a * b, ha * hb);
             expect("b * a", b * a, hb * ha);
             expect("a + b", a + b, ha + hb);
             expect("a - b", a - b, ha - hb);
             expect("b - a", b - a, hb - ha);
-            expect("mul_sub", fp_t::mul_sub(a, b, c, d), host_fp_t::mul_sub(ha, hb, hc, hd));
+            expect("mul_sub", D::mul_sub(a, b, c, d), H::mul_sub(ha, hb, hc, hd));
+            expect("sqr", a.sqr(), ha.sqr());
+            expect("dbl", a.dbl(), ha.dbl());
+            expect("neg", a.neg(), ha.neg());
+            if (a.is_zero() != ha.is_zero()) fail_host(name, "is_zero", a, &ha);
         }
-        const fp_t a = ref.to(v[i]);
-        const host_fp_t ha = to_host<host_fp_t>(a);
-        expect("sqr", a.sqr(), ha.sqr());
-        expect("dbl", a.dbl(), ha.dbl());
-        expect("neg", a.neg(), ha.neg());
-        if (a.is_zero() != ha.is_zero()) fail_host("Fp", "is_zero", a, &ha);
     }
-    expect("one", fp_t::one(), host_fp_t::one());
-    expect("zero", fp_t::zero(), host_fp_t::zero());
+    expect("one", D::one(), H::one());
+    expect("zero", D::zero(), H::zero());
+    return checked;
+}
+
+// host_fp_t against fp_t on the Fp samples (b = a in each sample's first trial: squares
+// through the product).
+void check_host_fp(std::mt19937_64& rng, int count) {
+    using cuzk::host_fp_t;
+    const field_ref<fp_t> ref;
+    const std::vector<big> v = samples(ref, rng, count);
+    const auto pick = [&] { return ref.to(v[rng() % v.size()]); };
+    const int checked = check_host_ops<fp_t, host_fp_t>("Fp", v.size(), [&](size_t i, int trial) {
+        const fp_t a = ref.to(v[i]);
+        return std::array<fp_t, 4>{a, trial == 0 ? a : pick(), pick(), pick()};
+    });
     // The comparison can fail: a product of a different operand differs.
     const fp_t a = ref.to(v[v.size() - 1]), b = ref.to(v[v.size() - 2]);
     host_fp_t other = to_host<host_fp_t>(a);
@@ -82,37 +91,20 @@ void check_host_fp(std::mt19937_64& rng, int count) {
         std::fprintf(stderr, "FAIL host Fp: a product equals that of a different operand\n");
         std::exit(1);
     }
-    std::printf("host Fp: %d products, sums, differences and mul_sub, %zu squares, doublings and negations equal\n",
-                checked, v.size());
+    std::printf("host Fp: %d of each operation equal\n", checked);
 }
 
+// host_fp2_t against fp2_t, on pairs of the Fp samples (each sample in either half of a).
 void check_host_fp2(std::mt19937_64& rng, int count) {
-    using cuzk::host_fp2_t;
     const field_ref<fp_t> ref;
     const std::vector<big> v = samples(ref, rng, count);
     const auto pick = [&] { return ref.to(v[rng() % v.size()]); };
-    const auto expect = [](const char* what, const fp2_t& want, const host_fp2_t& got) {
-        if (!same_bits(got, want)) fail_host("Fp2", what, want, &got);
-    };
-    int checked = 0;
-    for (size_t i = 0; i < v.size(); i++) {
-        for (int trial = 0; trial < 8; trial++, checked++) {
-            const fp_t x = ref.to(v[i]);
-            const fp2_t a = trial % 2 ? fp2_t{x, pick()} : fp2_t{pick(), x};
-            const fp2_t b{pick(), pick()}, c{pick(), pick()}, d{pick(), pick()};
-            const host_fp2_t ha = to_host<host_fp2_t>(a), hb = to_host<host_fp2_t>(b);
-            const host_fp2_t hc = to_host<host_fp2_t>(c), hd = to_host<host_fp2_t>(d);
-            expect("a * b", a * b, ha * hb);
-            expect("a + b", a + b, ha + hb);
-            expect("a - b", a - b, ha - hb);
-            expect("mul_sub", fp2_t::mul_sub(a, b, c, d), host_fp2_t::mul_sub(ha, hb, hc, hd));
-            expect("sqr", a.sqr(), ha.sqr());
-            expect("dbl", a.dbl(), ha.dbl());
-            expect("neg", a.neg(), ha.neg());
-        }
-    }
-    std::printf("host Fp2: %d products, sums, differences, mul_sub, squares, doublings and negations equal\n",
-                checked);
+    const int checked = check_host_ops<fp2_t, cuzk::host_fp2_t>("Fp2", v.size(), [&](size_t i, int trial) {
+        const fp_t x = ref.to(v[i]);
+        const fp2_t a = trial % 2 ? fp2_t{x, pick()} : fp2_t{pick(), x};
+        return std::array<fp2_t, 4>{a, fp2_t{pick(), pick()}, fp2_t{pick(), pick()}, fp2_t{pick(), pick()}};
+    });
+    std::printf("host Fp2: %d of each operation equal\n", checked);
 }
 
 // combine_windows on the host field: for G1, windows k_w G (k_w small, some infinity, each
