@@ -10,7 +10,7 @@ use ff::Field;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum G2Placement {
     /// Per circuit, by [`b_g2_on_gpu_estimate`]: on the GPU when the CPU would take longer
-    /// than the GPU's G1 part (so that the proof would wait for it).
+    /// than the GPU's kernels and its own sum there (so that the proof would wait for it).
     #[default]
     Auto,
     /// As `Auto`, with the estimate told how many CPU threads B's G2 sum would get: fewer
@@ -47,21 +47,66 @@ impl std::str::FromStr for G2Placement {
 /// per one, a Pippenger share per other value. Fitted to the H200 machine's 16 cores
 /// (`bench_groth16 --b-g2 cpu`, 2026-11-29, docs/benchmarks.md): about 100 ns per one (sha
 /// 2^22: 0.5 million ones in 48 ms; 2^24: 2 million in 205 ms) and 2 to 3.4 us per other
-/// value (mix 2^22 and 2^24 with 1% and 25% other values), times 16 cores.
+/// value (mix 2^22 and 2^24 with 1% and 25% other values), times 16 cores. The H100 machine's
+/// 16 cores measured the same (2026-12-06: 65 and 218 ms for sha 2^22 and 2^24).
 const CPU_G2_NS_PER_ONE: f64 = 1_600.0;
 const CPU_G2_NS_PER_OTHER: f64 = 40_000.0;
-/// The GPU's G1 part per domain element (H200: sha 2^24 about 400 ms, mix 2^24 365 ms).
-const GPU_G1_NS_PER_DOMAIN_ELEMENT: f64 = 24.0;
+/// The GPU's cost of B's G2 sum: its batch addition per one, its Pippenger share per other
+/// value, and the reduction of its buckets. Fitted to the H200's figures with B_G2 on the GPU
+/// (2026-11-29 and 12-04, docs/benchmarks.md): sha 2^22 and 2^24 (0.5 and 2 million ones)
+/// 9.0 and 13.7 ms before the windows' combination left the GPU (it took 8.8 ms), mix 2^24
+/// (7.5 million ones, 0.17 million others) 30.9 ms.
+const GPU_G2_NS_PER_ONE: f64 = 3.0;
+const GPU_G2_NS_PER_OTHER: f64 = 50.0;
+const GPU_G2_FIXED_NS: f64 = 2.0e6;
+/// The GPU's kernels per domain element, B's G2 sum left out, until a proof on the parameter
+/// set has measured them ([`GpuKernels::Measured`]): the H100's with H's shifted copies
+/// (2026-12-06: sha 2^22 40.9 ms, 2^24 144.7 ms, 8.6 to 9.8 ns an element).
+const GPU_KERNELS_NS_PER_DOMAIN_ELEMENT: f64 = 10.0;
 
-/// Whether B's G2 sum of one circuit should run on the GPU: true when the CPU's estimate
-/// (`ones` scalars equal to one, `others` neither zero nor one, over `threads` cores) exceeds
-/// the GPU's G1 part for a domain of `domain` elements, i.e. when on the CPU the proof would
-/// wait for it. On the GPU it costs a fraction of that: 9 to 87 ms at 2^22 and 14 to 215 ms
-/// at 2^24 on the H200, against 48 ms to 8.4 s on 16 cores.
-pub fn b_g2_on_gpu_estimate(ones: usize, others: usize, threads: usize, domain: usize) -> bool {
+/// The GPU kernels that B's G2 sum on the CPU runs beside.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum GpuKernels {
+    /// Not measured yet on this card and parameter set: estimated from the domain's size.
+    Estimated { domain: usize },
+    /// As the proofs on this card and parameter set measured them: nanoseconds per domain
+    /// element.
+    Measured { domain: usize, ns_per_element: f64 },
+}
+
+impl GpuKernels {
+    /// Their expected time, in nanoseconds.
+    pub fn ns(self) -> f64 {
+        match self {
+            GpuKernels::Estimated { domain } => domain as f64 * GPU_KERNELS_NS_PER_DOMAIN_ELEMENT,
+            GpuKernels::Measured {
+                domain,
+                ns_per_element,
+            } => domain as f64 * ns_per_element,
+        }
+    }
+}
+
+/// Whether B's G2 sum of one circuit should run on the GPU: `ones` scalars equal to one and
+/// `others` neither zero nor one, over `threads` CPU cores, beside `kernels`.
+///
+/// On the CPU the sum starts when the uploads are done and runs beside the GPU's kernels: the
+/// proof waits for whichever ends last. On the GPU it adds its own kernels to theirs. So the
+/// GPU is the better place when the CPU's sum would outlast the kernels and the GPU's sum
+/// together. For Filecoin's bit-heavy witnesses that is a close call that the card decides
+/// (on an H100 with 16 cores at sha 2^24: 210 ms on the CPU against 145 + 8 on the GPU);
+/// for witnesses with many full-width values the CPU costs seconds.
+pub fn b_g2_on_gpu_estimate(
+    ones: usize,
+    others: usize,
+    threads: usize,
+    kernels: GpuKernels,
+) -> bool {
     let cpu_ns = (ones as f64 * CPU_G2_NS_PER_ONE + others as f64 * CPU_G2_NS_PER_OTHER)
         / threads.max(1) as f64;
-    cpu_ns > domain as f64 * GPU_G1_NS_PER_DOMAIN_ELEMENT
+    let gpu_ns =
+        GPU_G2_FIXED_NS + ones as f64 * GPU_G2_NS_PER_ONE + others as f64 * GPU_G2_NS_PER_OTHER;
+    cpu_ns > kernels.ns() + gpu_ns
 }
 
 /// Where a GPU proof's l, a and b_g1 scalars are split into zeros, ones (summed by batch
@@ -167,8 +212,8 @@ impl WitnessSample {
 #[cfg(test)]
 mod tests {
     use super::{
-        b_g2_on_gpu_estimate, Field, G2Placement, Scalar, SplitPlacement, UnknownPlacement,
-        UnknownSplitPlacement, WitnessSample,
+        b_g2_on_gpu_estimate, Field, G2Placement, GpuKernels, Scalar, SplitPlacement,
+        UnknownPlacement, UnknownSplitPlacement, WitnessSample,
     };
 
     #[test]
@@ -250,20 +295,40 @@ mod tests {
     }
 
     #[test]
-    fn the_estimate_moves_b_g2_to_the_gpu_only_for_many_non_boolean_values() {
+    fn the_estimate_weighs_the_cpu_sum_against_the_kernels_and_the_gpu_sum() {
         let n = 1usize << 24;
+        let estimated = GpuKernels::Estimated { domain: n };
+        let measured = |ns_per_element: f64| GpuKernels::Measured {
+            domain: n,
+            ns_per_element,
+        };
         // The B scalars of the test circuits (counted at 2^20): sha has ones for an eighth of
         // the domain and no other value; mix (10% non-boolean witness values) ones for 45%
-        // and others for 1%; mix50 a quarter of each. Only sha stays on the CPU (as measured:
-        // there it is hidden behind the kernels; for the others the proof would wait).
-        assert!(!b_g2_on_gpu_estimate(n / 8, 0, 16, n));
-        assert!(b_g2_on_gpu_estimate(n * 45 / 100, n / 100, 16, n));
-        assert!(b_g2_on_gpu_estimate(n / 4, n / 4, 16, n));
+        // and others for 1%; mix50 a quarter of each.
+        let sha = (n / 8, 0);
+        let mix = (n * 45 / 100, n / 100);
+        let mix50 = (n / 4, n / 4);
+        // mix and mix50 go to the GPU whatever the kernels' pace (seconds on 16 cores).
+        for (ones, others) in [mix, mix50] {
+            assert!(b_g2_on_gpu_estimate(ones, others, 16, estimated));
+            assert!(b_g2_on_gpu_estimate(ones, others, 16, measured(30.0)));
+        }
+        // sha is the close call: 210 ms on 16 cores goes to the GPU beside 168 ms of kernels
+        // and 8 ms of its own (10 ns an element, the first proof's estimate); it stays on the
+        // CPU beside 218 ms (13 ns, a slower card as measured), or with 32 cores (105 ms).
+        assert!(b_g2_on_gpu_estimate(sha.0, sha.1, 16, estimated));
+        assert!(!b_g2_on_gpu_estimate(sha.0, sha.1, 16, measured(13.0)));
+        assert!(!b_g2_on_gpu_estimate(sha.0, sha.1, 32, estimated));
+        // Fewer cores (synthesis holding the others) move it to the GPU.
+        assert!(b_g2_on_gpu_estimate(sha.0, sha.1, 4, measured(13.0)));
         // Nothing to add stays on the CPU; more cores make the CPU cheaper.
-        assert!(!b_g2_on_gpu_estimate(0, 0, 16, n));
-        assert!(b_g2_on_gpu_estimate(0, n / 10, 1, n));
-        assert!(!b_g2_on_gpu_estimate(0, n / 10, 1 << 20, n));
+        assert!(!b_g2_on_gpu_estimate(0, 0, 16, estimated));
+        assert!(b_g2_on_gpu_estimate(0, n / 10, 1, estimated));
+        assert!(!b_g2_on_gpu_estimate(0, n / 10, 1 << 20, estimated));
         // Zero threads counts as one rather than dividing by zero.
-        assert!(b_g2_on_gpu_estimate(0, n / 10, 0, n));
+        assert!(b_g2_on_gpu_estimate(0, n / 10, 0, estimated));
+        // The kernels' time: the estimate's 10 ns an element, or the measured pace.
+        assert_eq!(estimated.ns(), n as f64 * 10.0);
+        assert_eq!(measured(7.5).ns(), n as f64 * 7.5);
     }
 }

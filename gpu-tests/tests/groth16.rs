@@ -69,6 +69,8 @@ fn compare<P: ProvingKey + Send + Sync + 'static>(
         dp.is_resident() && !params.h().is_empty(),
         "{what}: {dp:?}"
     );
+    // The kernels' pace that B_G2's automatic placement reads: none before the first proof.
+    assert_eq!(dp.kernel_pace_ns(), None, "{what}");
     let mut on_gpu = Vec::new();
     for b_g2 in [G2Placement::Cpu, G2Placement::Auto, G2Placement::Gpu] {
         for splits in [SplitPlacement::Host, SplitPlacement::Gpu] {
@@ -95,6 +97,16 @@ fn compare<P: ProvingKey + Send + Sync + 'static>(
             );
             on_gpu = gpu;
         }
+    }
+    // Recorded by the proofs: positive and finite, and present wherever H had an MSM to run
+    // (a domain of one may run no timed kernel at all).
+    let pace = dp.kernel_pace_ns();
+    assert!(
+        pace.map_or(true, |ns| ns.is_finite() && ns > 0.0),
+        "{what}: pace {pace:?}"
+    );
+    if !params.h().is_empty() {
+        assert!(pace.is_some(), "{what}: no kernel pace after six proofs");
     }
     on_gpu
 }

@@ -3,6 +3,8 @@
 //! - [`ffi`]: the raw declarations, generated from `cuda/include/cuzk/*.h` under the `cuda`
 //!   feature, and [`ffi::check`], which turns a returned `cuzk_error_t` into a `Result`.
 //! - [`error`]: [`CudaError`], the typed form of the library's `{code, message}` errors.
+//! - [`pace`]: [`KernelPace`](pace::KernelPace), how fast a GPU's kernels prove with a
+//!   parameter set, as its proofs measured it (plain Rust).
 //! - [`split`]: the CPU half of the split MSMs (zeros, ones and the rest), plain Rust.
 //! - `device` (`cuda`): the visible GPUs, their names and memory.
 //! - `fixed_base` (`cuda`): one base point times many scalars (parameter generation).
@@ -25,6 +27,7 @@ pub mod groth16;
 pub mod msm;
 #[cfg(feature = "cuda")]
 pub mod ntt;
+pub mod pace;
 pub mod split;
 #[cfg(feature = "cuda")]
 pub mod testing;

@@ -143,6 +143,12 @@ step() {
   ncu-chunk-g2) ncu_sass chunk2 regex:'chunk_kernel.*g2' $B/bench/bench_msm g2:24 ;;
   ncu-sha22 | ncu-sha24 | ncu-sha26 | ncu-mix24) c=${1#ncu-}; ncu_pair "${c%%[0-9]*}:${c##*[a-z]}" ;;
   pair-sha22 | pair-sha24 | pair-sha26 | pair-mix24) c=${1#pair-}; pair "${c%%[0-9]*}:${c##*[a-z]}" ;;
+  # One proof after synthesis with B_G2 placed automatically, on the CPU and on the GPU, on
+  # pair's parameters (no CPU prover): where auto put it, and what each place costs.
+  b-g2-sha22 | b-g2-sha24 | b-g2-sha26 | b-g2-mix24) c=${1#b-g2-}; c="${c%%[0-9]*}:${c##*[a-z]}"
+    local f
+    f=$(params_for "$c") || return 1
+    $B/bench/bench_groth16 --cpu-max 0 --params "$f" --b-g2 auto,cpu,gpu --json "$R/b-g2-${c/:/_}.json" "$c" ;;
   *) echo "unknown step $1"; return 2 ;;
   esac
 }

@@ -11,7 +11,7 @@ use super::witness::HostWitness;
 use crate::error::{panic_message, ProverError};
 use crate::msm::msm_g2;
 use crate::params::ProvingKey;
-use crate::placement::{b_g2_on_gpu_estimate, G2Placement};
+use crate::placement::{b_g2_on_gpu_estimate, G2Placement, GpuKernels};
 
 /// What the B_G2 thread returns: the sums of the circuits placed on the CPU (`None` for the
 /// others), and the time it took.
@@ -61,7 +61,8 @@ impl G2Worker {
 /// Per circuit, whether its B_G2 sum runs on the GPU: as `b_g2` says, `Auto` by
 /// [`b_g2_on_gpu_estimate`] from the B split's ones and other values over all of rayon's
 /// threads, `AutoWithThreads` over the threads it names (on the CPU when the device has no
-/// b_g2). `Gpu` without b_g2 on the device is an error.
+/// b_g2), beside the kernels' pace the device parameters measured (estimated from the domain
+/// before their first proof). `Gpu` without b_g2 on the device is an error.
 pub(super) fn place_b_g2(
     b_g2: G2Placement,
     device_params: &DeviceParams,
@@ -75,8 +76,15 @@ pub(super) fn place_b_g2(
                 .into(),
         ));
     }
+    let kernels = match device_params.kernel_pace_ns() {
+        Some(ns_per_element) => GpuKernels::Measured {
+            domain,
+            ns_per_element,
+        },
+        None => GpuKernels::Estimated { domain },
+    };
     let auto = |(ones, others): (usize, usize), threads: usize| {
-        device_params.has_b_g2() && b_g2_on_gpu_estimate(ones, others, threads, domain)
+        device_params.has_b_g2() && b_g2_on_gpu_estimate(ones, others, threads, kernels)
     };
     Ok(b_counts
         .iter()

@@ -40,7 +40,9 @@ use supraseal_c2::CudaError;
 
 use crate::error::ProverError;
 use crate::params::ProvingKey;
-pub use crate::placement::{b_g2_on_gpu_estimate, G2Placement, SplitPlacement, WitnessSample};
+pub use crate::placement::{
+    b_g2_on_gpu_estimate, G2Placement, GpuKernels, SplitPlacement, WitnessSample,
+};
 use crate::proof::Proof;
 use crate::prover::{assemble, check_batch, check_batch_with_constraints, PhaseTimings};
 use crate::release::Release;

@@ -227,11 +227,14 @@ fn run_case<P: ProvingKey + Send + Sync + 'static>(
             (SplitPlacement::Auto, _) => "auto:gpu".to_string(),
             (forced, _) => format!("{forced:?}").to_lowercase(),
         };
+        // So is B_G2's (auto: where the last run put it).
+        let b_g2_name = match b_g2 {
+            G2Placement::Auto if gpu_t.msm_b_g2_gpu.is_zero() => "auto:cpu".to_string(),
+            G2Placement::Auto => "auto:gpu".to_string(),
+            forced => format!("{forced:?}").to_lowercase(),
+        };
         rows.push((
-            format!(
-                "{kind} 2^{log} {} {split_name}",
-                format!("{b_g2:?}").to_lowercase()
-            ),
+            format!("{kind} 2^{log} {b_g2_name} {split_name}"),
             ms(synth),
             total,
             gpu_t,

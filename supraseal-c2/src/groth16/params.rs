@@ -10,6 +10,7 @@ use blstrs::{G1Affine, G2Affine};
 use super::locks::GpuLocks;
 use crate::error::CudaError;
 use crate::ffi;
+use crate::pace::KernelPace;
 
 /// The query vectors of a parameter set, borrowed from their owner.
 #[derive(Clone, Copy, Debug)]
@@ -44,10 +45,16 @@ pub struct DeviceParams {
     device: i32,
     lens: [usize; 4],
     has_b_g2: bool,
+    /// How long the GPU's kernels took per domain element in the proofs on this set, B's G2
+    /// sum left out. B_G2's automatic placement weighs the CPU's sum against it: the kernels'
+    /// pace depends on the card and on the witness, which no constant knows. Shared with each
+    /// pending proof, which records its own figure when it finishes.
+    kernel_pace: Arc<KernelPace>,
 }
 
 // SAFETY: the handle is immutable after creation; the library only reads it (and the host
 // arrays, which `_owner` keeps alive and nobody mutates) while proofs run, from any thread.
+// `kernel_pace` is atomic.
 unsafe impl Send for DeviceParams {}
 // SAFETY: as above: shared use only reads.
 unsafe impl Sync for DeviceParams {}
@@ -120,6 +127,7 @@ impl DeviceParams {
             device,
             lens,
             has_b_g2,
+            kernel_pace: Arc::new(KernelPace::default()),
         })
     }
 
@@ -149,6 +157,22 @@ impl DeviceParams {
     /// Whether b_g2 is on the device too, so that B's G2 sum can run there.
     pub fn has_b_g2(&self) -> bool {
         self.has_b_g2
+    }
+
+    /// The GPU kernels' time per domain element in nanoseconds (B's G2 sum left out) in the
+    /// proofs finished on this set so far ([`KernelPace`]); `None` before the first.
+    pub fn kernel_pace_ns(&self) -> Option<f64> {
+        self.kernel_pace.ns_per_element()
+    }
+
+    /// Where the proofs on this set record their kernels' pace.
+    pub(super) fn kernel_pace_cell(&self) -> Arc<KernelPace> {
+        Arc::clone(&self.kernel_pace)
+    }
+
+    /// The domain of the circuits proved with this set: one more than H's bases.
+    pub fn domain(&self) -> usize {
+        self.lens[0] + 1
     }
 
     /// The library's handle, for the proving calls. Valid while `self` lives.

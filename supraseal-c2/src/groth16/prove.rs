@@ -3,6 +3,8 @@
 
 use std::ffi::c_void;
 use std::ptr::NonNull;
+use std::sync::Arc;
+use std::time::Duration;
 
 use blstrs::{G1Projective, G2Projective, Scalar};
 use group::Group;
@@ -13,6 +15,7 @@ use super::params::DeviceParams;
 use super::upload::{on_uploaded, UploadHook, UploadSignal};
 use crate::error::CudaError;
 use crate::ffi;
+use crate::pace::KernelPace;
 use crate::split::MsmSplit;
 
 /// Where a circuit's evaluations of A, B and C on the domain come from.
@@ -131,6 +134,20 @@ pub struct GpuTimings {
     pub results_ms: f32,
 }
 
+impl GpuTimings {
+    /// The kernels B's G2 sum on the CPU runs beside: every timed kernel phase but B's G2
+    /// sum on the GPU.
+    pub fn g1_kernels(&self) -> Duration {
+        let ms = self.abc_ms
+            + self.ntt_ms
+            + self.msm_h_ms
+            + self.msm_l_ms
+            + self.msm_a_ms
+            + self.msm_b_g1_ms;
+        Duration::from_secs_f64(f64::from(ms.max(0.0)) / 1e3)
+    }
+}
+
 /// What the GPU part gives for a batch, per circuit in order.
 #[derive(Clone, Debug)]
 pub struct GpuBatch {
@@ -147,6 +164,10 @@ pub struct PendingGpu {
     count: usize,
     /// Per circuit, whether its B_G2 sum is among the results.
     b_g2_on_gpu: Vec<bool>,
+    /// The parameter set's pace, and the domain elements of the batch: the finished batch
+    /// records its kernels' time per element there.
+    pace: Arc<KernelPace>,
+    elements: usize,
 }
 
 // SAFETY: the pending handle owns plain host data (the results); the library touches it only
@@ -371,6 +392,8 @@ fn start_inner(
         ptr,
         b_g2_on_gpu: circuits.iter().map(|c| c.b_g2_on_gpu).collect(),
         count: circuits.len(),
+        pace: params.kernel_pace_cell(),
+        elements: circuits.len() * params.domain(),
     })
 }
 
@@ -406,6 +429,7 @@ impl PendingGpu {
         let ptr = self.ptr.as_ptr();
         let count = self.count;
         let b_g2_on_gpu = std::mem::take(&mut self.b_g2_on_gpu);
+        let (pace, elements) = (Arc::clone(&self.pace), self.elements);
         // The library frees the handle in finish, also on error: Drop must not run.
         std::mem::forget(self);
         // SAFETY: `ptr` is a live pending handle, consumed here exactly once; `raw` holds
@@ -420,6 +444,24 @@ impl PendingGpu {
                 &mut t,
             ))?;
         }
+        let timings = GpuTimings {
+            wait_memory_ms: t.wait_memory_ms,
+            upload_ms: t.upload_ms,
+            wait_compute_ms: t.wait_compute_ms,
+            abc_ms: t.abc_ms,
+            ntt_ms: t.ntt_ms,
+            msm_h_ms: t.msm_h_ms,
+            msm_l_ms: t.msm_l_ms,
+            msm_a_ms: t.msm_a_ms,
+            msm_b_g1_ms: t.msm_b_g1_ms,
+            msm_b_g2_ms: t.msm_b_g2_ms,
+            chunked_circuits: t.chunked_circuits,
+            chunk_points: t.chunk_points,
+            setup_ms: t.setup_ms,
+            queued_ms: t.queued_ms,
+            results_ms: t.results_ms,
+        };
+        pace.record(timings.g1_kernels(), elements);
         let sums = raw
             .iter()
             .zip(b_g2_on_gpu)
@@ -437,23 +479,7 @@ impl PendingGpu {
                 .into_iter()
                 .map(|u| (u != u64::MAX).then_some(u))
                 .collect(),
-            timings: GpuTimings {
-                wait_memory_ms: t.wait_memory_ms,
-                upload_ms: t.upload_ms,
-                wait_compute_ms: t.wait_compute_ms,
-                abc_ms: t.abc_ms,
-                ntt_ms: t.ntt_ms,
-                msm_h_ms: t.msm_h_ms,
-                msm_l_ms: t.msm_l_ms,
-                msm_a_ms: t.msm_a_ms,
-                msm_b_g1_ms: t.msm_b_g1_ms,
-                msm_b_g2_ms: t.msm_b_g2_ms,
-                chunked_circuits: t.chunked_circuits,
-                chunk_points: t.chunk_points,
-                setup_ms: t.setup_ms,
-                queued_ms: t.queued_ms,
-                results_ms: t.results_ms,
-            },
+            timings,
         })
     }
 }

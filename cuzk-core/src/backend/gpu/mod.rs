@@ -47,7 +47,8 @@ pub(super) fn open(config: &Config) -> Result<Vec<Arc<dyn ProvingBackend>>, Engi
 /// The CPU threads B's G2 sum would get if placed on the CPU now: the machine's, less one per
 /// partition in synthesis (at least one). Under load (many proofs in flight) the "auto"
 /// placement then moves it to the GPU, where it does not compete with synthesis for cores;
-/// for a proof on an idle host it stays on the CPU, hidden behind the kernels.
+/// for a proof on an idle host it stays on the CPU when the cores finish it within the
+/// kernels' time (`bellperson_lite::placement::b_g2_on_gpu_estimate`).
 fn b_g2_threads(shared: &Shared) -> usize {
     // Read once: on Linux it consults cgroup quotas, which do not change while we run.
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
