@@ -26,6 +26,32 @@ __global__ void reduce_kernel(const X* in, size_t groups, size_t len, size_t fan
     out[t] = acc;
 }
 
+// Threads of row_tail_kernel: a row of at most 4 x TAIL_THREADS accumulators, one block.
+constexpr unsigned TAIL_THREADS = 128;
+
+// out[g] = sum of in[g][0 .. len) for len <= 4 TAIL_THREADS: block g, each thread summing at
+// most four elements strided by the block, then a tree of pairs in shared memory. Its chain
+// is three additions and one a halving, log2(TAIL_THREADS) in all, in one launch; reduce_kernel
+// would take a launch per fourfold step, each a chain of four (about 55 us apiece in a warp
+// alone, Nsight Compute, H100, 2026-12-06). Shared memory: TAIL_THREADS accumulators, 24 KB for
+// G1 and 48 KB (the static limit) for G2.
+template <class X>
+__global__ void __launch_bounds__(TAIL_THREADS) row_tail_kernel(const X* in, size_t len, X* out) {
+    extern __shared__ __align__(16) unsigned char tail_shared[];
+    X* partial = reinterpret_cast<X*>(tail_shared);
+    const unsigned t = threadIdx.x;
+    const X* row = in + blockIdx.x * len;
+    X acc = X::inf();
+    for (size_t i = t; i < len; i += TAIL_THREADS) acc = acc.add(row[i]);
+    partial[t] = acc;
+    __syncthreads();
+    for (unsigned half = TAIL_THREADS / 2; half > 0; half /= 2) {
+        if (t < half) partial[t] = partial[t].add(partial[t + half]);
+        __syncthreads();
+    }
+    if (t == 0) out[blockIdx.x] = partial[0];
+}
+
 template <class X>
 __global__ void to_jacobian_kernel(const X* in, typename X::jacobian_t* out, size_t count) {
     const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
@@ -48,10 +74,22 @@ const X* reduce_rows(const X* in, size_t groups, size_t len, dev_ptr_t<X>& scrat
     // few levels and few passes over memory are what count. Below that a launch is a chain of
     // `fan` dependent additions a thread with too few threads to hide it, so fan-in 4 makes
     // more levels of much shorter chains (for G2, 1.4-1.8 ms a launch became 0.1-0.2).
+    // The last fourfold steps, from 4 TAIL_THREADS elements a row down, are one launch of
+    // row_tail_kernel (a block a row).
     constexpr size_t WIDE_FAN = 32, NARROW_FAN = 4, WIDE_FROM = size_t(1) << 20;
+    constexpr size_t TAIL_FROM = 4 * size_t(TAIL_THREADS);
+    static_assert(TAIL_THREADS * sizeof(X) <= 48 * 1024, "row_tail_kernel's shared memory needs no opt-in");
     const X* cur = in;
+    if (groups == 0) return cur;
     bool use_a = true;
     while (len > 1) {
+        if (len <= TAIL_FROM) {
+            dev_ptr_t<X>& dst = use_a ? scratch_a : scratch_b;
+            if (dst.size() < groups) dst = dev_ptr_t<X>(groups, stream);
+            row_tail_kernel<X><<<unsigned(groups), TAIL_THREADS, TAIL_THREADS * sizeof(X), stream>>>(cur, len, dst.get());
+            CUZK_LAUNCH_CHECK();
+            return dst;
+        }
         const size_t fan = groups * len >= WIDE_FROM ? WIDE_FAN : NARROW_FAN;
         const size_t out_len = (len + fan - 1) / fan;
         dev_ptr_t<X>& dst = use_a ? scratch_a : scratch_b;

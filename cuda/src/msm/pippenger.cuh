@@ -37,8 +37,9 @@
 //      at most PIECE left (a tree of fan-in PIECE: many equal scalars make one bucket span
 //      every chunk);
 //   4. bucket reduction: sum_d d B_d per window by levels of running sums (msm/reduction.cuh):
-//      the buckets are cut into segments of SEG, one thread per segment sums its running sums,
-//      the segments' sums are the next level's elements (segments of UPPER_SEG), and so on up
+//      the buckets are cut into segments of 8 to 64 (as many threads as keep the SMs busy),
+//      one thread per segment sums its running sums, the segments' sums are the next level's
+//      elements (segments of UPPER_SEG), and so on up
 //      to one element a window; each level's row sum, weighted by Horner's rule over the
 //      levels (doublings), gives the window's sum;
 //   5. a CPU core combines the windows by Horner's rule (c doublings, one addition per window)
@@ -201,7 +202,7 @@ size_t msm_scratch_bytes(size_t points, uint32_t window_bits, uint32_t copies) {
     //    the row sums' two scratch buffers (fan-in 4 or more: fewer elements together than
     //    there are segments; four segments' worth counted in all, one as margin), and each
     //    level's row sums and the window sums (one a window each).
-    const level_shifts_t levels = reduction_levels(uint32_t(half));
+    const level_shifts_t levels = reduction_levels(uint32_t(half), uint32_t(w));
     const size_t segments = buckets >> levels.log2_len[0];
     peak = std::max(peak, (buckets + 4 * segments + (levels.count + 1) * w) * x);
     return peak + (size_t(32) << 20);  // pool rounding of about 16 allocations
@@ -356,7 +357,7 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
 
     // Step 4: levels of running sums (msm/reduction.cuh), from the buckets up to one element
     // a window; each level's row sums (Q_k, one a window) are kept in q for the window sums.
-    const level_shifts_t levels = reduction_levels(half);
+    const level_shifts_t levels = reduction_levels(half, sets);
     dev_ptr_t<xyzz_t> q(size_t(sets) * levels.count, stream);
     dev_ptr_t<xyzz_t> scratch_a, scratch_b;
     dev_ptr_t<xyzz_t> level = std::move(buckets);

@@ -8,9 +8,14 @@
 namespace cuzk::msm {
 namespace {
 
-constexpr uint32_t SEG = 64;          // elements per segment at the first level (the buckets)
-constexpr uint32_t UPPER_SEG = 8;     // elements per segment at the levels above it
-constexpr uint32_t MAX_LEVELS = 10;   // any count of buckets below 2^32: 64, then at most nine of 8
+constexpr uint32_t SEG = 64;          // most elements per segment at the first level (the buckets)
+constexpr uint32_t UPPER_SEG = 8;     // elements per segment at the levels above it, and fewest at the first
+constexpr uint32_t MAX_LEVELS = 11;   // any count of buckets below 2^32: 8 or more, then at most ten of 8
+// Threads the first level wants. Its chains are latency-bound: one dependent XYZZ addition
+// takes about 13 us in a warp alone on its SM (Nsight Compute, H100, 2026-12-06), so 8192
+// threads of 64 additions (2^19 buckets in segments of SEG, 2 warps an SM) took 0.96 ms. With
+// 2^15 threads or more the SMs hold enough warps to overlap the chains.
+constexpr uint32_t FIRST_LEVEL_THREADS = 1u << 15;
 
 // Step 4 computes each window's sum_{j < half} (j + 1) B_j (bucket j holds digit j + 1) with
 // running sums in levels, and no multiplication by a scalar. For elements E_0..E_{m-1} of a
@@ -51,12 +56,24 @@ struct level_shifts_t {
     uint32_t log2_len[MAX_LEVELS];
 };
 
-// The levels for `half` buckets a window (a power of two): segments of SEG at the first level
-// and of UPPER_SEG above it, shorter where fewer elements are left, until one is.
-inline level_shifts_t reduction_levels(uint32_t half) {
+// The first level's segment: the longest of UPPER_SEG to SEG elements (powers of two) that
+// leaves FIRST_LEVEL_THREADS segments over `sets` windows of `half` buckets; longer segments
+// mean fewer elements above, shorter ones more threads.
+inline uint32_t first_segment(uint32_t half, uint32_t sets) {
+    const uint64_t total = uint64_t(half) * (sets ? sets : 1);
+    uint32_t seg = UPPER_SEG;
+    while (seg < SEG && total / (2 * seg) >= FIRST_LEVEL_THREADS) seg *= 2;
+    return seg;
+}
+
+// The levels for `sets` windows of `half` buckets (a power of two): segments of
+// first_segment at the first level and of UPPER_SEG above it, shorter where fewer elements
+// are left, until one is.
+inline level_shifts_t reduction_levels(uint32_t half, uint32_t sets) {
     level_shifts_t levels{};
+    const uint32_t first = first_segment(half, sets);
     for (uint32_t per = half; per > 1;) {
-        const uint32_t seg = levels.count == 0 ? SEG : UPPER_SEG;
+        const uint32_t seg = levels.count == 0 ? first : UPPER_SEG;
         const uint32_t len = seg < per ? seg : per;
         levels.log2_len[levels.count++] = uint32_t(__builtin_ctz(len));
         per /= len;

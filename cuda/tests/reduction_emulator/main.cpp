@@ -38,7 +38,7 @@ int check(uint32_t half, uint32_t windows, uint64_t& seed) {
     for (uint32_t w = 0; w < windows; w++)
         for (uint32_t j = 0; j < half; j++) want[w] += (j + 1) * level[size_t(w) * half + j].v;
 
-    const level_shifts_t levels = reduction_levels(half);
+    const level_shifts_t levels = reduction_levels(half, windows);
     std::vector<word_t> q(size_t(windows) * levels.count);
     size_t per = half;
     for (uint32_t k = 0; k < levels.count; k++) {
@@ -76,6 +76,17 @@ int check(uint32_t half, uint32_t windows, uint64_t& seed) {
 int main(int argc, char** argv) {
     const int cases = argc > 1 ? std::atoi(argv[1]) : 3;
     uint64_t seed = 2026;
+    // The first level's segment keeps 2^15 threads where 8 to 64 elements allow it: H's
+    // buckets at sha 2^22 (2^19 in one set) in 16s, 2^21 buckets in 64s, few buckets in 8s.
+    const struct {
+        uint32_t half, sets, seg;
+    } firsts[] = {{1u << 19, 1, 16}, {1u << 15, 16, 16}, {1u << 21, 1, 64}, {1u << 21, 2, 64},
+                  {1u << 20, 1, 32}, {1u << 18, 1, 8},   {8, 1, 8},         {1u << 19, 0, 16}};
+    for (const auto& f : firsts) {
+        if (first_segment(f.half, f.sets) == f.seg) continue;
+        std::printf("FAIL first_segment(%u, %u) = %u, not %u\n", f.half, f.sets, first_segment(f.half, f.sets), f.seg);
+        failures++;
+    }
     int windows_checked = 0, most_levels = 0;
     for (uint32_t c = 4; c <= 22; c++) {
         const uint32_t half = 1u << (c - 1);
@@ -85,7 +96,7 @@ int main(int argc, char** argv) {
             failures += check(half, windows, seed);
             windows_checked += int(windows);
         }
-        if (int(reduction_levels(half).count) > most_levels) most_levels = int(reduction_levels(half).count);
+        if (int(reduction_levels(half, 1).count) > most_levels) most_levels = int(reduction_levels(half, 1).count);
     }
     std::printf("reduction: %d windows of 8 to 2^21 buckets, up to %d levels, %d failures\n", windows_checked,
                 most_levels, failures);
