@@ -52,13 +52,13 @@ impl std::str::FromStr for G2Placement {
 const CPU_G2_NS_PER_ONE: f64 = 1_600.0;
 const CPU_G2_NS_PER_OTHER: f64 = 40_000.0;
 /// The GPU's cost of B's G2 sum: its batch addition per one, its Pippenger share per other
-/// value, and the reduction of its buckets. Fitted to the H200's figures with B_G2 on the GPU
-/// (2026-11-29 and 12-04, docs/benchmarks.md): sha 2^22 and 2^24 (0.5 and 2 million ones)
-/// 9.0 and 13.7 ms before the windows' combination left the GPU (it took 8.8 ms), mix 2^24
-/// (7.5 million ones, 0.17 million others) 30.9 ms.
-const GPU_G2_NS_PER_ONE: f64 = 3.0;
+/// value, and the reduction's fixed part. Fitted to the H100's figures with B_G2 on the GPU
+/// (2026-12-06, docs/benchmarks.md): sha 2^22, 2^24 and 2^26 (0.5, 2.1 and 8.4 million ones)
+/// 2.5, 4.2 and 13.3 ms; the other values' share from mix 2^24 on the H200 (2026-12-04: 7.5
+/// million ones and 0.17 million others, 30.9 ms).
+const GPU_G2_NS_PER_ONE: f64 = 1.5;
 const GPU_G2_NS_PER_OTHER: f64 = 50.0;
-const GPU_G2_FIXED_NS: f64 = 2.0e6;
+const GPU_G2_FIXED_NS: f64 = 1.5e6;
 /// The GPU's kernels per domain element, B's G2 sum left out, until a proof on the parameter
 /// set has measured them ([`GpuKernels::Measured`]): the H100's with H's shifted copies
 /// (2026-12-06: sha 2^22 40.9 ms, 2^24 144.7 ms, 8.6 to 9.8 ns an element).
@@ -94,7 +94,7 @@ impl GpuKernels {
 /// proof waits for whichever ends last. On the GPU it adds its own kernels to theirs. So the
 /// GPU is the better place when the CPU's sum would outlast the kernels and the GPU's sum
 /// together. For Filecoin's bit-heavy witnesses that is a close call that the card decides
-/// (on an H100 with 16 cores at sha 2^24: 210 ms on the CPU against 145 + 8 on the GPU);
+/// (on an H100 with 16 cores at sha 2^24: 210 ms on the CPU against 145 + 5 on the GPU);
 /// for witnesses with many full-width values the CPU costs seconds.
 pub fn b_g2_on_gpu_estimate(
     ones: usize,
@@ -314,7 +314,7 @@ mod tests {
             assert!(b_g2_on_gpu_estimate(ones, others, 16, measured(30.0)));
         }
         // sha is the close call: 210 ms on 16 cores goes to the GPU beside 168 ms of kernels
-        // and 8 ms of its own (10 ns an element, the first proof's estimate); it stays on the
+        // and 5 ms of its own (10 ns an element, the first proof's estimate); it stays on the
         // CPU beside 218 ms (13 ns, a slower card as measured), or with 32 cores (105 ms).
         assert!(b_g2_on_gpu_estimate(sha.0, sha.1, 16, estimated));
         assert!(!b_g2_on_gpu_estimate(sha.0, sha.1, 16, measured(13.0)));

@@ -4,9 +4,10 @@
 /// 32 GiB WindowPoSt partition) on a thread of its own, off the path of the thread that made
 /// them: unmapping touched memory takes about 30 to 45 ms per GiB (the 2-core development VM,
 /// 2026-12-04), which a GPU worker would otherwise spend before handing its proof to a
-/// finalizer. [`Release::wait`] returns once they are freed: the finish half of a GPU proof
-/// waits there, so that the bytes are free before the proof's RAM reservation is given back.
-/// Dropped without waiting, the buffers are still freed, by the thread.
+/// finalizer. [`Release::wait`] returns once they are freed: the engine's finalizer waits
+/// there after delivering the proof (`GpuPending::finish_before_release`), so that the bytes
+/// are free before the proof's RAM reservation is given back. Dropped without waiting, the
+/// buffers are still freed, by the thread.
 #[derive(Debug)]
 pub struct Release(Option<std::thread::JoinHandle<()>>);
 

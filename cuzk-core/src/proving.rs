@@ -23,7 +23,7 @@ use bellperson_lite::verifier::verify_proof;
 use bellperson_lite::Proof;
 use crossbeam_channel::{Receiver, Sender};
 
-use crate::backend::{Backend, PartitionInputs, PendingProof, Started, FAULTS_TO_RETIRE};
+use crate::backend::{Backend, Finished, PartitionInputs, PendingProof, Started, FAULTS_TO_RETIRE};
 use crate::budget::Reservation;
 use crate::handoff::HandOffReceiver;
 use crate::panics::panic_message;
@@ -154,7 +154,12 @@ pub(crate) fn finalizer_loop(
                     message: panic_message(&panic),
                 })
             });
-        drop(reservation);
+        // The proof goes out first; its host buffers may still be being freed, and the RAM
+        // reservation is given back once they are (below).
+        let (finished, release) = match finished {
+            Ok(Finished { proof, release }) => (Ok(proof), release),
+            Err(error) => (Err(error), None),
+        };
         let took = started.elapsed();
         item.job.add_timings(|t| t.finalize += took);
         shared.metrics.phase("finalize", took);
@@ -169,6 +174,10 @@ pub(crate) fn finalizer_loop(
             Ok(proof) => finish_partition(&shared, item, &srs, proof),
             Err(error) => shared.partition_failed(item, error),
         }
+        if let Some(release) = release {
+            release.wait();
+        }
+        drop(reservation);
     }
 }
 

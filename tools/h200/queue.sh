@@ -27,10 +27,16 @@ pair() {
 }
 
 # Nsight Compute: every kernel's duration, for cuzk and the peer on the same parameters.
+# ncu_pair CIRCUIT [b-g2-cpu]: the second form times cuzk alone with B_G2 on the CPU.
 ncu_pair() {
   local f
   f=$(params_for "$1") || return 1
   local m="--clock-control none --metrics gpu__time_duration.sum --csv"
+  if [ "${2:-}" = b-g2-cpu ]; then
+    ncu $m --log-file "$R/ncu-cuzk-${1/:/_}-b-g2-cpu.csv" $B/bench/bench_groth16 --params "$f" --b-g2 cpu "$1" || return 1
+    python3 $T/ncusum.py "$R/ncu-cuzk-${1/:/_}-b-g2-cpu.csv"
+    return
+  fi
   ncu $m --log-file "$R/ncu-cuzk-${1/:/_}.csv" $B/bench/bench_groth16 --params "$f" "$1" || return 1
   python3 $T/ncusum.py "$R/ncu-cuzk-${1/:/_}.csv"
   if [ -x $B/supraseal-peer ]; then
@@ -142,13 +148,14 @@ step() {
     ncu_sass chunk-variant regex:chunk_kernel $B/msmexp_variant 24 ;;
   ncu-chunk-g2) ncu_sass chunk2 regex:'chunk_kernel.*g2' $B/bench/bench_msm g2:24 ;;
   ncu-sha22 | ncu-sha24 | ncu-sha26 | ncu-mix24) c=${1#ncu-}; ncu_pair "${c%%[0-9]*}:${c##*[a-z]}" ;;
+  ncu-sha22-b-g2-cpu | ncu-sha24-b-g2-cpu) c=${1#ncu-}; c=${c%-b-g2-cpu}; ncu_pair "${c%%[0-9]*}:${c##*[a-z]}" b-g2-cpu ;;
   pair-sha22 | pair-sha24 | pair-sha26 | pair-mix24) c=${1#pair-}; pair "${c%%[0-9]*}:${c##*[a-z]}" ;;
-  # One proof after synthesis with B_G2 placed automatically, on the CPU and on the GPU, on
-  # pair's parameters (no CPU prover): where auto put it, and what each place costs.
+  # One proof after synthesis with B_G2 on the CPU and on the GPU, on pair's parameters (no
+  # CPU prover): what each place costs, beside pair's row (where auto put it).
   b-g2-sha22 | b-g2-sha24 | b-g2-sha26 | b-g2-mix24) c=${1#b-g2-}; c="${c%%[0-9]*}:${c##*[a-z]}"
     local f
     f=$(params_for "$c") || return 1
-    $B/bench/bench_groth16 --cpu-max 0 --params "$f" --b-g2 auto,cpu,gpu --json "$R/b-g2-${c/:/_}.json" "$c" ;;
+    $B/bench/bench_groth16 --cpu-max 0 --params "$f" --b-g2 cpu,gpu --json "$R/b-g2-${c/:/_}.json" "$c" ;;
   *) echo "unknown step $1"; return 2 ;;
   esac
 }

