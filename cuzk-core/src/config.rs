@@ -137,8 +137,9 @@ pub struct GpuConfig {
     /// Use the CPU prover even when GPUs are present. Default false.
     pub cpu_only: bool,
     /// Where B's G2 sum runs: "auto" (per proof, on the GPU when the CPU, counting only the
-    /// cores synthesis leaves free, would take longer than the GPU's other work: circuits with
-    /// many non-boolean witness values, or any circuit on a busy host), "cpu"
+    /// cores synthesis leaves free, would take longer than the GPU's kernels, as this card
+    /// measured them, and its own sum there: circuits with many non-boolean witness values,
+    /// any circuit on a busy host, and bit-heavy ones on a fast card), "cpu"
     /// (always on the CPU beside the GPU; b_g2 then takes no VRAM) or "gpu" (always on the
     /// GPU, inside the compute lock). Default "auto".
     #[serde(deserialize_with = "by_name")]
