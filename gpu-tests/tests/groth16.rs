@@ -102,7 +102,7 @@ fn compare<P: ProvingKey + Send + Sync + 'static>(
     // (a domain of one may run no timed kernel at all).
     let pace = dp.kernel_pace_ns();
     assert!(
-        pace.map_or(true, |ns| ns.is_finite() && ns > 0.0),
+        pace.is_none_or(|ns| ns.is_finite() && ns > 0.0),
         "{what}: pace {pace:?}"
     );
     if !params.h().is_empty() {

@@ -31,10 +31,10 @@ constexpr unsigned TAIL_THREADS = 128;
 
 // out[g] = sum of in[g][0 .. len) for len <= 4 TAIL_THREADS: block g, each thread summing at
 // most four elements strided by the block, then a tree of pairs in shared memory. Its chain
-// is three additions and one a halving, log2(TAIL_THREADS) in all, in one launch; reduce_kernel
-// would take a launch per fourfold step, each a chain of four (about 55 us apiece in a warp
-// alone, Nsight Compute, H100, 2026-12-06). Shared memory: TAIL_THREADS accumulators, 24 KB for
-// G1 and 48 KB (the static limit) for G2.
+// is at most three additions, then one a halving (log2 TAIL_THREADS of them), in one launch;
+// reduce_kernel would take a launch per fourfold step, each a chain of four (about 55 us
+// apiece in a warp alone, Nsight Compute, H100, 2026-12-06). Shared memory: TAIL_THREADS
+// accumulators, 24 KB for G1 and 48 KB (the static limit) for G2.
 template <class X>
 __global__ void __launch_bounds__(TAIL_THREADS) row_tail_kernel(const X* in, size_t len, X* out) {
     extern __shared__ __align__(16) unsigned char tail_shared[];
@@ -86,7 +86,8 @@ const X* reduce_rows(const X* in, size_t groups, size_t len, dev_ptr_t<X>& scrat
         if (len <= TAIL_FROM) {
             dev_ptr_t<X>& dst = use_a ? scratch_a : scratch_b;
             if (dst.size() < groups) dst = dev_ptr_t<X>(groups, stream);
-            row_tail_kernel<X><<<unsigned(groups), TAIL_THREADS, TAIL_THREADS * sizeof(X), stream>>>(cur, len, dst.get());
+            row_tail_kernel<X>
+                <<<unsigned(groups), TAIL_THREADS, TAIL_THREADS * sizeof(X), stream>>>(cur, len, dst.get());
             CUZK_LAUNCH_CHECK();
             return dst;
         }

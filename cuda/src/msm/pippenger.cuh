@@ -39,9 +39,8 @@
 //   4. bucket reduction: sum_d d B_d per window by levels of running sums (msm/reduction.cuh):
 //      the buckets are cut into segments of 8 to 64 (as many threads as keep the SMs busy),
 //      one thread per segment sums its running sums, the segments' sums are the next level's
-//      elements (segments of UPPER_SEG), and so on up
-//      to one element a window; each level's row sum, weighted by Horner's rule over the
-//      levels (doublings), gives the window's sum;
+//      elements (segments of UPPER_SEG), and so on up to one element a window; each level's
+//      row sum, weighted by Horner's rule over the levels (doublings), gives the window's sum;
 //   5. a CPU core combines the windows by Horner's rule (c doublings, one addition per window)
 //      in a host function on the stream, and the result, in blst's Jacobian form, is copied to
 //      the caller's device pointer (msm/host_combine.cuh).

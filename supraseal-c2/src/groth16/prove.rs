@@ -165,8 +165,9 @@ pub struct PendingGpu {
     /// Per circuit, whether its B_G2 sum is among the results.
     b_g2_on_gpu: Vec<bool>,
     /// The parameter set's pace, and the domain elements of the batch: the finished batch
-    /// records its kernels' time per element there.
-    pace: Arc<KernelPace>,
+    /// records its kernels' time per element there. (An Option so that finish can take it
+    /// before forgetting self.)
+    pace: Option<Arc<KernelPace>>,
     elements: usize,
 }
 
@@ -392,7 +393,7 @@ fn start_inner(
         ptr,
         b_g2_on_gpu: circuits.iter().map(|c| c.b_g2_on_gpu).collect(),
         count: circuits.len(),
-        pace: params.kernel_pace_cell(),
+        pace: Some(params.kernel_pace_cell()),
         elements: circuits.len() * params.domain(),
     })
 }
@@ -429,7 +430,7 @@ impl PendingGpu {
         let ptr = self.ptr.as_ptr();
         let count = self.count;
         let b_g2_on_gpu = std::mem::take(&mut self.b_g2_on_gpu);
-        let (pace, elements) = (Arc::clone(&self.pace), self.elements);
+        let (pace, elements) = (self.pace.take(), self.elements);
         // The library frees the handle in finish, also on error: Drop must not run.
         std::mem::forget(self);
         // SAFETY: `ptr` is a live pending handle, consumed here exactly once; `raw` holds
@@ -461,7 +462,9 @@ impl PendingGpu {
             queued_ms: t.queued_ms,
             results_ms: t.results_ms,
         };
-        pace.record(timings.g1_kernels(), elements);
+        if let Some(pace) = pace {
+            pace.record(timings.g1_kernels(), elements);
+        }
         let sums = raw
             .iter()
             .zip(b_g2_on_gpu)
