@@ -66,7 +66,6 @@ impl G2Worker {
 pub(super) fn place_b_g2(
     b_g2: G2Placement,
     device_params: &DeviceParams,
-    domain: usize,
     b_counts: &[(usize, usize)],
 ) -> Result<Vec<bool>, ProverError> {
     if b_g2 == G2Placement::Gpu && !device_params.has_b_g2() {
@@ -76,6 +75,7 @@ pub(super) fn place_b_g2(
                 .into(),
         ));
     }
+    let domain = device_params.domain();
     let kernels = match device_params.kernel_pace_ns() {
         Some(ns_per_element) => GpuKernels::Measured {
             domain,

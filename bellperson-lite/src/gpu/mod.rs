@@ -61,6 +61,13 @@ use witness::{split_on_host, HostSplits, HostWitness};
 
 /// A batch whose GPU part is done and whose B_G2 sums are being computed.
 pub struct GpuPending<P: ProvingKey + Send + Sync + 'static> {
+    assembly: PendingAssembly<P>,
+    /// The thread freeing what the GPU part no longer needs (see [`Release`]).
+    release: Release,
+}
+
+/// What the proofs are assembled from once the GPU's sums and B_G2's are in.
+struct PendingAssembly<P: ProvingKey + Send + Sync + 'static> {
     params: Arc<P>,
     gpu: PendingGpu,
     b_g2: G2Worker,
@@ -70,8 +77,6 @@ pub struct GpuPending<P: ProvingKey + Send + Sync + 'static> {
     started: Instant,
     /// Per circuit, for the message of an unsatisfied one.
     num_constraints: Vec<usize>,
-    /// The thread freeing what the GPU part no longer needs (see [`Release`]).
-    release: Release,
 }
 
 /// Where and how [`prove_start`] runs a batch's GPU part: made with [`GpuTarget::new`] (the
@@ -227,7 +232,7 @@ where
         .collect::<Result<Vec<_>, ProverError>>()?
         .into_iter()
         .unzip();
-    let on_gpu = place_b_g2(b_g2, device_params, params.h().len() + 1, &b_counts)?;
+    let on_gpu = place_b_g2(b_g2, device_params, &b_counts)?;
 
     // B in G2 on the CPU (for the circuits not placed on the GPU), on its own thread, while
     // the GPU works. It starts once the uploads are done: beside them it takes the cores and
@@ -316,14 +321,16 @@ where
     let release = Release::start((evaluations, host_splits, witnesses));
 
     Ok(GpuPending {
-        params: Arc::clone(params),
-        gpu,
-        b_g2,
-        r_s: r_s.to_vec(),
-        s_s: s_s.to_vec(),
-        timings,
-        started,
-        num_constraints,
+        assembly: PendingAssembly {
+            params: Arc::clone(params),
+            gpu,
+            b_g2,
+            r_s: r_s.to_vec(),
+            s_s: s_s.to_vec(),
+            timings,
+            started,
+            num_constraints,
+        },
         release,
     })
 }
@@ -344,7 +351,21 @@ impl<P: ProvingKey + Send + Sync + 'static> GpuPending<P> {
     /// the proofs first, then waits on the [`Release`] before giving back the RAM they held,
     /// takes it off the proof's latency. On an error the buffers are freed before it returns.
     pub fn finish_before_release(self) -> Result<(Vec<Proof>, PhaseTimings, Release), ProverError> {
-        let GpuPending {
+        let GpuPending { assembly, release } = self;
+        match assembly.assemble() {
+            Ok((proofs, timings)) => Ok((proofs, timings, release)),
+            Err(e) => {
+                release.wait();
+                Err(e)
+            }
+        }
+    }
+}
+
+impl<P: ProvingKey + Send + Sync + 'static> PendingAssembly<P> {
+    /// Waits for the GPU's sums and B_G2's, and assembles the proofs in circuit order.
+    fn assemble(self) -> Result<(Vec<Proof>, PhaseTimings), ProverError> {
+        let PendingAssembly {
             params,
             gpu,
             b_g2,
@@ -353,15 +374,8 @@ impl<P: ProvingKey + Send + Sync + 'static> GpuPending<P> {
             mut timings,
             started,
             num_constraints,
-            release,
         } = self;
-        let batch = match gpu.finish() {
-            Ok(batch) => batch,
-            Err(e) => {
-                release.wait();
-                return Err(e.into());
-            }
-        };
+        let batch = gpu.finish()?;
         if let Some((index, total)) = batch
             .unsatisfied
             .iter()
@@ -369,20 +383,13 @@ impl<P: ProvingKey + Send + Sync + 'static> GpuPending<P> {
             .find_map(|(first, total)| first.map(|i| (i, *total)))
         {
             let _ = b_g2.join();
-            release.wait();
             return Err(ProverError::Unsatisfied {
                 index: usize::try_from(index).unwrap_or(usize::MAX),
                 total,
             });
         }
         let (sums, gpu) = (batch.sums, batch.timings);
-        let (cpu_g2_sums, cpu_g2_time) = match b_g2.join() {
-            Ok(joined) => joined,
-            Err(e) => {
-                release.wait();
-                return Err(e);
-            }
-        };
+        let (cpu_g2_sums, cpu_g2_time) = b_g2.join()?;
         let ms = |v: f32| Duration::from_secs_f64(f64::from(v) / 1e3);
         timings.upload = ms(gpu.wait_memory_ms + gpu.upload_ms + gpu.wait_compute_ms);
         timings.wait_memory = ms(gpu.wait_memory_ms);
@@ -402,7 +409,7 @@ impl<P: ProvingKey + Send + Sync + 'static> GpuPending<P> {
         timings.msm_b_g2 = cpu_g2_time + timings.msm_b_g2_gpu;
         timings.chunk_points = gpu.chunk_points;
         let assembly = Instant::now();
-        let proofs: Result<Vec<Proof>, ProverError> = sums
+        let proofs = sums
             .iter()
             .zip(cpu_g2_sums)
             .zip(r_s.iter().zip(&s_s))
@@ -421,17 +428,10 @@ impl<P: ProvingKey + Send + Sync + 'static> GpuPending<P> {
                     g.l,
                 ))
             })
-            .collect();
-        let proofs = match proofs {
-            Ok(proofs) => proofs,
-            Err(e) => {
-                release.wait();
-                return Err(e);
-            }
-        };
+            .collect::<Result<Vec<Proof>, ProverError>>()?;
         timings.assembly = assembly.elapsed();
         timings.total = started.elapsed();
-        Ok((proofs, timings, release))
+        Ok((proofs, timings))
     }
 }
 
