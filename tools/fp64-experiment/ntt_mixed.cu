@@ -126,7 +126,7 @@ void forward_passes(fr_t* x, uint32_t L, const tables_t& t, uint32_t fp64_warps)
     for (uint32_t k : ks) {
         m -= k;
         const pass_t p = make_pass(L, k, m);
-        const pass_args_t a{x, nullptr, nullptr, p, t.hi(), t.lo(), t.roots.get(), scale_t{}, scale_t{}};
+        const pass_args_t a{x, nullptr, p, t.hi(), t.lo(), t.roots.get(), scale_t{}, scale_t{}};
         const size_t smem = size_t(fr_t::N) * 4 * block_elems(p);
         if (fp64_warps == 0) {
             pass_kernel<false><<<block_count(p), block_threads(p), smem>>>(a);

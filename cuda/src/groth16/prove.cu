@@ -286,7 +286,7 @@ void prove_circuit(cuzk_gpu_locks& locks, const params_t& p, const cuzk_groth16_
             mul_assign_kernel<<<msm::blocks_for(n, 256), 256, 0, s>>>(d_a, d_b, n);
             CUZK_LAUNCH_CHECK();
             upload_padded(d_b, c.c, c.abc_len, n, staging_late, s);
-            ntt::h_to_coset(d_b, log_n, s);
+            ntt::h_c_coefficients(d_b, log_n, s);
             ntt::h_finish(d_a, nullptr, d_b, log_n, s);
         } else {
             ntt::h_pipeline(d_a, d_b, d_c, log_n, s);

@@ -17,7 +17,7 @@
 // the roots of the in-block stages, w_(2^(h+1)), are all entries of hi, and the pass twiddles
 // of passes spanning at most 2^ROOTS_LOG are entries of one table of roots. Each pass can also
 // multiply elements by a scale factor (a constant, or s * g^i from split power tables) on
-// load or store, and the first pass of the H pipeline can form a*b - c as it loads.
+// load or store, and the first pass of the H pipeline's last transform forms a*b as it loads.
 #pragma once
 
 #include <cstdint>
@@ -83,11 +83,14 @@ __global__ void __launch_bounds__(PASS_THREADS, DIT ? 4 : 3) pass_kernel(const p
 }
 
 // In-place bit-reversal permutation of 2^L elements, scaling each element by `post` at its
-// new (natural) index. Index bits are (hi: B, mid: L-2B, lo: B); a block swaps the two tiles
-// mid and bitrev(mid) (or permutes one tile onto itself), 2^B x 2^B elements each, through
-// shared memory, so global accesses are runs of 2^B elements. Blocks with mid > bitrev(mid)
-// have nothing to do. Static shared memory: 2 tiles of 8 limbs x 2^B x (2^B + 1) words.
-__global__ void __launch_bounds__(256) bitrev_kernel(fr_t* __restrict__ x, uint32_t L, uint32_t B, scale_t post) {
+// new (natural) index and, with `sub` set, taking sub[j] from the element loaded at j
+// (rounds.cuh's bitrev_source, applied as the tiles are loaded). Index bits are (hi: B, mid:
+// L-2B, lo: B); a block swaps the two tiles mid and bitrev(mid) (or permutes one tile onto
+// itself), 2^B x 2^B elements each, through shared memory, so global accesses are runs of 2^B
+// elements. Blocks with mid > bitrev(mid) have nothing to do. Static shared memory: 2 tiles of
+// 8 limbs x 2^B x (2^B + 1) words.
+__global__ void __launch_bounds__(256) bitrev_kernel(fr_t* __restrict__ x, const fr_t* __restrict__ sub, uint32_t L,
+                                                     uint32_t B, scale_t post) {
     constexpr uint32_t S_MAX = 1u << BITREV_TILE_LOG;
     constexpr uint32_t PITCH = S_MAX + 1;
     constexpr uint32_t TILE = S_MAX * PITCH;
@@ -105,11 +108,13 @@ __global__ void __launch_bounds__(256) bitrev_kernel(fr_t* __restrict__ x, uint3
 
     for (uint32_t t = threadIdx.x; t < S * S; t += blockDim.x) {
         uint32_t h = t >> B, l = t & (S - 1);
-        fr_t v = x[index(h, mid, l)];
+        const uint32_t i = index(h, mid, l);
+        fr_t v = bitrev_source<fr_t>(device_env_t{}, post, sub, x[i], i, L);
 #pragma unroll
         for (int j = 0; j < fr_t::N; j++) sm[j * TILE + h * PITCH + l] = v.l[j];
         if (pair) {
-            fr_t w = x[index(h, rmid, l)];
+            const uint32_t i2 = index(h, rmid, l);
+            fr_t w = bitrev_source<fr_t>(device_env_t{}, post, sub, x[i2], i2, L);
 #pragma unroll
             for (int j = 0; j < fr_t::N; j++) sm[(fr_t::N + j) * TILE + h * PITCH + l] = w.l[j];
         }
@@ -123,22 +128,21 @@ __global__ void __launch_bounds__(256) bitrev_kernel(fr_t* __restrict__ x, uint3
         fr_t v;
 #pragma unroll
         for (int j = 0; j < fr_t::N; j++) v.l[j] = sm[j * TILE + src];
-        uint32_t i = index(h, rmid, l);
-        x[i] = apply_scale<fr_t>(device_env_t{}, post, v, i, L);
+        x[index(h, rmid, l)] = v;
         if (pair) {
 #pragma unroll
             for (int j = 0; j < fr_t::N; j++) v.l[j] = sm[(fr_t::N + j) * TILE + src];
-            uint32_t i2 = index(h, mid, l);
-            x[i2] = apply_scale<fr_t>(device_env_t{}, post, v, i2, L);
+            x[index(h, mid, l)] = v;
         }
     }
 }
 
 // ---- table builders ------------------------------------------------------------------------
 
-// Per-domain constants: the inverse of the generator and, for every L <= MAX_LOG, 1/2^L and
-// 1/(g^(2^L) - 1). One thread per L; thread 0 also writes g^-1. Fermat inversions, run once.
-__global__ void domain_consts_kernel(fr_t* n_inv, fr_t* z_inv, fr_t* g_inv) {
+// Per-domain constants: the inverse of the generator and, for every L <= MAX_LOG, 1/2^L,
+// 1/(g^(2^L) - 1) and their product. One thread per L; thread 0 also writes g^-1. Fermat
+// inversions, run once.
+__global__ void domain_consts_kernel(fr_t* n_inv, fr_t* z_inv, fr_t* nz_inv, fr_t* g_inv) {
     uint32_t L = threadIdx.x;
     if (L > MAX_LOG) return;
     fr_t g = fr_generator();
@@ -150,8 +154,10 @@ __global__ void domain_consts_kernel(fr_t* n_inv, fr_t* z_inv, fr_t* g_inv) {
         ni = ni * half;
         gn = gn.sqr();
     }
+    const fr_t zi = (gn - fr_t::one()).inverse();
     n_inv[L] = ni;
-    z_inv[L] = (gn - fr_t::one()).inverse();
+    z_inv[L] = zi;
+    nz_inv[L] = ni * zi;
 }
 
 // For each of the four bases (w_max, w_max^-1, g, g^-1): lo[j] = base^j and

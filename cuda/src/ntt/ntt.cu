@@ -10,8 +10,14 @@
 // The H pipeline needs no bit reversal until its very end: ifft by DIF passes with w^-1 leaves
 // coefficients in bit-reversed order, scaled on the way out by g^i/n at their true index i,
 // which is exactly the input DIT passes with w want to produce coset evaluations in natural
-// order. The last transform forms a*b - c as it loads and ends with a bit reversal scaled by
-// g^-i/(n (g^n - 1)).
+// order. Only a and b go to the coset: Z(x) = x^n - 1 is the constant g^n - 1 on the coset
+// g*H, and the coset transforms are linear, so
+//     h = coset_ifft((A*B - C) / (g^n - 1)) = (coset_ifft(A*B) - c) / (g^n - 1),
+// with A, B, C the coset evaluations and c the coefficients of the polynomial that interpolates
+// c on H (coset_ifft(C) = c whatever c is: no satisfied witness is assumed, and h is the same
+// field elements as the seven-transform form). That is six transforms, not seven. c's ifft
+// leaves its coefficients bit-reversed and divided by n (g^n - 1); the last transform forms a*b
+// as it loads and ends with a bit reversal that scales by g^-i/(n (g^n - 1)) and takes c off.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -38,8 +44,9 @@ struct domain_t {
     const fr_t* roots[2];  // [2^ROOTS_LOG]: the powers of w_max^(2^(MAX_LOG - ROOTS_LOG)), of its inverse
     const fr_t* g_hi[2];
     const fr_t* g_lo[2];
-    const fr_t* n_inv;  // [MAX_LOG + 1]: 1/2^L
-    const fr_t* z_inv;  // [MAX_LOG + 1]: 1/(g^(2^L) - 1)
+    const fr_t* n_inv;   // [MAX_LOG + 1]: 1/2^L
+    const fr_t* z_inv;   // [MAX_LOG + 1]: 1/(g^(2^L) - 1)
+    const fr_t* nz_inv;  // [MAX_LOG + 1]: their product, c's scale in the H pipeline
 };
 
 // A full block's shared memory (32 KiB; set as the kernels' limit so that a change of
@@ -47,7 +54,7 @@ struct domain_t {
 constexpr uint32_t PASS_SMEM_MAX = fr_t::N * 4u << BLOCK_LOG;
 
 domain_t build_domain() {
-    const size_t consts = 2 * (MAX_LOG + 1) + 1;
+    const size_t consts = 3 * (MAX_LOG + 1) + 1;
     const size_t roots_len = size_t(1) << ROOTS_LOG;
     const size_t total = 8 * size_t(TABLE_LEN) + 2 * roots_len + consts;
     fr_t* mem = nullptr;
@@ -57,10 +64,11 @@ domain_t build_domain() {
     fr_t* roots = mem + 8 * size_t(TABLE_LEN);
     fr_t* n_inv = roots + 2 * roots_len;
     fr_t* z_inv = n_inv + MAX_LOG + 1;
-    fr_t* g_inv = z_inv + MAX_LOG + 1;
+    fr_t* nz_inv = z_inv + MAX_LOG + 1;
+    fr_t* g_inv = nz_inv + MAX_LOG + 1;
 
     stream_t s;
-    domain_consts_kernel<<<1, 32, 0, s>>>(n_inv, z_inv, g_inv);
+    domain_consts_kernel<<<1, 32, 0, s>>>(n_inv, z_inv, nz_inv, g_inv);
     CUZK_LAUNCH_CHECK();
     power_tables_kernel<<<TABLE_LEN / 128, 128, 0, s>>>(tables, g_inv);
     CUZK_LAUNCH_CHECK();
@@ -92,6 +100,7 @@ domain_t build_domain() {
     }
     d.n_inv = n_inv;
     d.z_inv = z_inv;
+    d.nz_inv = nz_inv;
     return d;
 }
 
@@ -108,25 +117,25 @@ const domain_t& domain() {
 
 // One pass with the root tables of direction `root` (0: w, 1: w^-1).
 template <bool DIT>
-void launch_pass(fr_t* x, const fr_t* b, const fr_t* c, const pass_t& p, const domain_t& d, int root,
-                 const scale_t& pre, const scale_t& post, cudaStream_t stream) {
-    const pass_args_t a{x, b, c, p, d.w_hi[root], d.w_lo[root], d.roots[root], pre, post};
+void launch_pass(fr_t* x, const fr_t* b, const pass_t& p, const domain_t& d, int root, const scale_t& pre,
+                 const scale_t& post, cudaStream_t stream) {
+    const pass_args_t a{x, b, p, d.w_hi[root], d.w_lo[root], d.roots[root], pre, post};
     const size_t smem = size_t(fr_t::N) * 4 * block_elems(p);
     pass_kernel<DIT><<<block_count(p), block_threads(p), smem, stream>>>(a);
     CUZK_LAUNCH_CHECK();
 }
 
-// The forward family: natural order in, bit-reversed out. `pre` and the a*b - c combination
+// The forward family: natural order in, bit-reversed out. The product x*b (b set) and `pre`
 // apply on the first pass's loads, `post` on the last pass's stores.
 void dif(const domain_t& d, fr_t* x, uint32_t L, int root, const scale_t& pre, const scale_t& post,
-         const fr_t* b, const fr_t* c, cudaStream_t stream) {
+         const fr_t* b, cudaStream_t stream) {
     std::vector<uint32_t> ks = split(L);
     uint32_t m = L;
     for (size_t i = 0; i < ks.size(); i++) {
         m -= ks[i];
         bool first = i == 0, last = i + 1 == ks.size();
-        launch_pass<false>(x, first ? b : nullptr, first ? c : nullptr, make_pass(L, ks[i], m), d, root,
-                           first ? pre : scale_t{}, last ? post : scale_t{}, stream);
+        launch_pass<false>(x, first ? b : nullptr, make_pass(L, ks[i], m), d, root, first ? pre : scale_t{},
+                           last ? post : scale_t{}, stream);
     }
 }
 
@@ -135,16 +144,17 @@ void dit(const domain_t& d, fr_t* x, uint32_t L, int root, cudaStream_t stream) 
     std::vector<uint32_t> ks = split(L);
     uint32_t m = 0;
     for (size_t i = ks.size(); i-- > 0;) {
-        launch_pass<true>(x, nullptr, nullptr, make_pass(L, ks[i], m), d, root, scale_t{}, scale_t{}, stream);
+        launch_pass<true>(x, nullptr, make_pass(L, ks[i], m), d, root, scale_t{}, scale_t{}, stream);
         m += ks[i];
     }
 }
 
-void bit_reverse(fr_t* x, uint32_t L, const scale_t& post, cudaStream_t stream) {
+// In place; with `sub` set, out[i] = x[bitrev(i)] * post(i) - sub[bitrev(i)].
+void bit_reverse(fr_t* x, uint32_t L, const scale_t& post, const fr_t* sub, cudaStream_t stream) {
     uint32_t B = std::min(BITREV_TILE_LOG, L / 2);
     uint32_t blocks = 1u << (L - 2 * B);
     uint32_t threads = std::min(256u, 1u << (2 * B));
-    bitrev_kernel<<<blocks, threads, 0, stream>>>(x, L, B, post);
+    bitrev_kernel<<<blocks, threads, 0, stream>>>(x, sub, L, B, post);
     CUZK_LAUNCH_CHECK();
 }
 
@@ -168,6 +178,13 @@ scale_t powers(const fr_t* hi, const fr_t* lo, bool by_bitrev) {
     return s;
 }
 
+scale_t constant(const fr_t* c) {
+    scale_t s;
+    s.mode = SCALE_CONST;
+    s.c = c;
+    return s;
+}
+
 }  // namespace
 
 void warm_up() { (void)domain(); }
@@ -181,25 +198,22 @@ void transform(fr_t* x, uint32_t L, kind_t kind, cudaStream_t stream) {
     const domain_t& d = domain();
     switch (kind) {
         case kind_t::forward:
-            dif(d, x, L, 0, scale_t{}, scale_t{}, nullptr, nullptr, stream);
-            bit_reverse(x, L, scale_t{}, stream);
+            dif(d, x, L, 0, scale_t{}, scale_t{}, nullptr, stream);
+            bit_reverse(x, L, scale_t{}, nullptr, stream);
             break;
         case kind_t::inverse: {
-            dif(d, x, L, 1, scale_t{}, scale_t{}, nullptr, nullptr, stream);
-            scale_t s;
-            s.mode = SCALE_CONST;
-            s.c = d.n_inv + L;
-            bit_reverse(x, L, s, stream);
+            dif(d, x, L, 1, scale_t{}, scale_t{}, nullptr, stream);
+            bit_reverse(x, L, constant(d.n_inv + L), nullptr, stream);
             break;
         }
         case kind_t::coset_forward:
-            dif(d, x, L, 0, powers(d.g_hi[0], d.g_lo[0], false), scale_t{}, nullptr, nullptr, stream);
-            bit_reverse(x, L, scale_t{}, stream);
+            dif(d, x, L, 0, powers(d.g_hi[0], d.g_lo[0], false), scale_t{}, nullptr, stream);
+            bit_reverse(x, L, scale_t{}, nullptr, stream);
             break;
         case kind_t::coset_inverse: {
-            dif(d, x, L, 1, scale_t{}, scale_t{}, nullptr, nullptr, stream);
+            dif(d, x, L, 1, scale_t{}, scale_t{}, nullptr, stream);
             dev_ptr_t<fr_t> hi = scaled_powers(d, 1, L, d.n_inv + L, nullptr, stream);
-            bit_reverse(x, L, powers(hi.get(), d.g_lo[1], false), stream);
+            bit_reverse(x, L, powers(hi.get(), d.g_lo[1], false), nullptr, stream);
             break;
         }
     }
@@ -209,20 +223,27 @@ void h_to_coset(fr_t* x, uint32_t L, cudaStream_t stream) {
     const domain_t& d = domain();
     // Evaluations -> coefficients (bit-reversed, times g^i / n) -> coset evaluations.
     dev_ptr_t<fr_t> to_coset = scaled_powers(d, 0, L, d.n_inv + L, nullptr, stream);
-    dif(d, x, L, 1, scale_t{}, powers(to_coset.get(), d.g_lo[0], true), nullptr, nullptr, stream);
+    dif(d, x, L, 1, scale_t{}, powers(to_coset.get(), d.g_lo[0], true), nullptr, stream);
     dit(d, x, L, 0, stream);
+}
+
+void h_c_coefficients(fr_t* c, uint32_t L, cudaStream_t stream) {
+    const domain_t& d = domain();
+    dif(d, c, L, 1, scale_t{}, constant(d.nz_inv + L), nullptr, stream);
 }
 
 void h_finish(fr_t* a, const fr_t* b, const fr_t* c, uint32_t L, cudaStream_t stream) {
     const domain_t& d = domain();
-    // (a*b - c) on the coset -> coefficients, times g^-i / (n (g^n - 1)).
+    // a*b on the coset -> coefficients, times g^-i / (n (g^n - 1)), less c's share.
     dev_ptr_t<fr_t> from_coset = scaled_powers(d, 1, L, d.n_inv + L, d.z_inv + L, stream);
-    dif(d, a, L, 1, scale_t{}, scale_t{}, b, c, stream);
-    bit_reverse(a, L, powers(from_coset.get(), d.g_lo[1], false), stream);
+    dif(d, a, L, 1, scale_t{}, scale_t{}, b, stream);
+    bit_reverse(a, L, powers(from_coset.get(), d.g_lo[1], false), c, stream);
 }
 
 void h_pipeline(fr_t* a, fr_t* b, fr_t* c, uint32_t L, cudaStream_t stream) {
-    for (fr_t* x : {a, b, c}) h_to_coset(x, L, stream);
+    h_to_coset(a, L, stream);
+    h_to_coset(b, L, stream);
+    h_c_coefficients(c, L, stream);
     h_finish(a, b, c, L, stream);
 }
 

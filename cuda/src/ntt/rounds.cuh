@@ -48,15 +48,14 @@ struct scale_of {
     const F* lo = nullptr;
 };
 
-// Everything a pass reads and writes. `b` and `c_in` make the first pass's load form
-// x * b - c_in, or x - c_in without b (the H pipeline's last transform). The pass twiddles and
+// Everything a pass reads and writes. `b` makes the first pass's load form x * b (the H
+// pipeline's last transform, a * b on the coset). The pass twiddles and
 // the in-block roots come from the power tables of the transform's root (tw_hi, tw_lo) and its
 // table of 2^ROOTS_LOG-th roots (roots, for the passes layout.cuh's pass_uses_roots picks).
 template <class F>
 struct pass_args_of {
     F* x;
     const F* b;
-    const F* c_in;
     pass_t p;
     const F* tw_hi;
     const F* tw_lo;
@@ -80,6 +79,16 @@ CUZK_NTT_HD F apply_scale(const Env& env, const scale_of<F>& s, F v, uint32_t gi
         v = env.mul(v, table_power<F>(env, s.hi, s.lo, i));
     }
     return v;
+}
+
+// An element of the bit-reversal pass, loaded from index j: it lands at bitrev(j), where it
+// is scaled by `post` (whose index is the destination's), and sub[j] is taken from it when
+// `sub` is set (the H pipeline's c, kept in the bit-reversed order its transform left it in).
+template <class F, class Env>
+CUZK_NTT_HD F bitrev_source(const Env& env, scale_of<F> post, const F* sub, F v, uint32_t j, uint32_t L) {
+    post.bitrev = !post.bitrev;  // the destination's index is bitrev(j): index by j itself
+    v = apply_scale<F>(env, post, v, j, L);
+    return sub != nullptr ? v - sub[j] : v;
 }
 
 template <class F>
@@ -119,7 +128,7 @@ CUZK_NTT_HD void load_phase(const Env& env, const pass_args_of<F>& a, uint32_t* 
         uint32_t q, c;
         const uint32_t gi = global_index(p, block, e, q, c);
         F v = a.x[gi];
-        if (a.c_in != nullptr) v = (a.b != nullptr ? env.mul_table(v, a.b + gi) : v) - a.c_in[gi];
+        if (a.b != nullptr) v = env.mul_table(v, a.b + gi);
         v = apply_scale<F>(env, a.pre, v, gi, p.L);
         if (DIT && p.m > 0) v = apply_pass_twiddle<F>(env, a, v, q, c);
         smem_store<F>(sm, E, e, v);

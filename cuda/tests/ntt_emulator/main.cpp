@@ -9,8 +9,12 @@
 //    any round, load or store.
 // 2. Up to 2^20 with data, against a textbook radix-2 FFT (itself checked against the
 //    definition of the DFT at small sizes): the forward family with w and w^-1, the reverse
-//    family, a * b - c and x - c formed on load, powers of g applied on load, powers at the
-//    bit-reversed index and a constant applied on store.
+//    family, a * b formed on load, powers of g applied on load, powers at the bit-reversed
+//    index and a constant applied on store.
+// 3. The H pipeline as ntt.cu runs it (six transforms: c never goes to the coset, and the bit
+//    reversal at the end, through rounds.cuh's bitrev_source, takes c's coefficients off) against
+//    the textbook seven-transform form, for c equal to a * b on the domain and for any c; and
+//    for the satisfied case against (a(X) b(X) - c(X)) / (X^n - 1) by long division.
 // Prints one line per group of checks; exits non-zero at the first failure.
 #include <cstdint>
 #include <cstdio>
@@ -210,7 +214,7 @@ void run_pass(const pass_args_of<fe>& a) {
 
 // The forward family (as ntt.cu's dif): natural order in, bit-reversed out.
 void dif(std::vector<fe>& x, uint32_t L, const root_tables& w, const scale_of<fe>& pre, const scale_of<fe>& post,
-         const fe* b, const fe* c) {
+         const fe* b) {
     const std::vector<uint32_t> ks = split(L);
     uint32_t m = L;
     for (size_t i = 0; i < ks.size(); i++) {
@@ -218,7 +222,6 @@ void dif(std::vector<fe>& x, uint32_t L, const root_tables& w, const scale_of<fe
         const bool first = i == 0, last = i + 1 == ks.size();
         const pass_args_of<fe> a{x.data(),
                                  first ? b : nullptr,
-                                 first ? c : nullptr,
                                  make_pass(L, ks[i], m),
                                  w.hi.data(),
                                  w.lo.data(),
@@ -234,7 +237,7 @@ void dit(std::vector<fe>& x, uint32_t L, const root_tables& w) {
     const std::vector<uint32_t> ks = split(L);
     uint32_t m = 0;
     for (size_t i = ks.size(); i-- > 0;) {
-        const pass_args_of<fe> a{x.data(),   nullptr,     nullptr,        make_pass(L, ks[i], m), w.hi.data(),
+        const pass_args_of<fe> a{x.data(),   nullptr,        make_pass(L, ks[i], m), w.hi.data(),
                                  w.lo.data(), w.roots.data(), scale_of<fe>{}, scale_of<fe>{}};
         run_pass<true>(a);
         m += ks[i];
@@ -285,10 +288,15 @@ std::vector<fe> from_bitrev(const std::vector<fe>& y, uint32_t L) {
     return r;
 }
 
-void check_transforms(uint32_t max_log) {
-    // A generator of Z/P*: P - 1 = 2^30 3, so g generates iff g^((P-1)/2) and g^((P-1)/3) are not 1.
+// A generator of Z/P*: P - 1 = 2^30 3, so g generates iff g^((P-1)/2) and g^((P-1)/3) are not 1.
+uint64_t generator() {
     uint64_t g = 2;
     while (power(fe::of(g), (P - 1) / 2) == fe::of(1) || power(fe::of(g), (P - 1) / 3) == fe::of(1)) g++;
+    return g;
+}
+
+void check_transforms(uint32_t max_log) {
+    const uint64_t g = generator();
     const fe w_max = power(fe::of(g), (P - 1) >> MAX_LOG), w_max_inv = inverse(w_max);
     if (power(w_max, uint64_t(1) << (MAX_LOG - 1)) == fe::of(1)) fail("setup", MAX_LOG, "w_max not primitive");
     const root_tables tw(w_max), tw_inv(w_max_inv);
@@ -310,14 +318,14 @@ void check_transforms(uint32_t max_log) {
     for (uint32_t L = 1; L <= max_log; L++) {
         const uint32_t n = 1u << L;
         const fe root = power(w_max, uint64_t(1) << (MAX_LOG - L)), root_inv = inverse(root);
-        const std::vector<fe> x = random_vec(n), bv = random_vec(n), cv = random_vec(n);
+        const std::vector<fe> x = random_vec(n), bv = random_vec(n);
 
         // Forward family, both roots.
         std::vector<fe> y = x;
-        dif(y, L, tw, {}, {}, nullptr, nullptr);
+        dif(y, L, tw, {}, {}, nullptr);
         expect_equal("forward family, w", L, from_bitrev(y, L), reference_fft(x, L, root));
         y = x;
-        dif(y, L, tw_inv, {}, {}, nullptr, nullptr);
+        dif(y, L, tw_inv, {}, {}, nullptr);
         expect_equal("forward family, w^-1", L, from_bitrev(y, L), reference_fft(x, L, root_inv));
 
         // Reverse family: bit-reversed in, natural out.
@@ -329,18 +337,12 @@ void check_transforms(uint32_t max_log) {
         dit(xr_inv, L, tw_inv);
         expect_equal("reverse family, w^-1", L, xr_inv, reference_fft(x, L, root_inv));
 
-        // a * b - c and x - c on load.
-        std::vector<fe> abc(n), xc(n);
-        for (uint32_t i = 0; i < n; i++) {
-            abc[i] = mul(x[i], bv[i]) - cv[i];
-            xc[i] = x[i] - cv[i];
-        }
+        // a * b on load.
+        std::vector<fe> ab(n);
+        for (uint32_t i = 0; i < n; i++) ab[i] = mul(x[i], bv[i]);
         y = x;
-        dif(y, L, tw, {}, {}, bv.data(), cv.data());
-        expect_equal("a * b - c on load", L, from_bitrev(y, L), reference_fft(abc, L, root));
-        y = x;
-        dif(y, L, tw, {}, {}, nullptr, cv.data());
-        expect_equal("x - c on load", L, from_bitrev(y, L), reference_fft(xc, L, root));
+        dif(y, L, tw, {}, {}, bv.data());
+        expect_equal("a * b on load", L, from_bitrev(y, L), reference_fft(ab, L, root));
 
         // Powers of g on load (the coset forward transform).
         scale_of<fe> pre;
@@ -350,7 +352,7 @@ void check_transforms(uint32_t max_log) {
         std::vector<fe> xg(n);
         for (uint32_t i = 0; i < n; i++) xg[i] = mul(x[i], power(fe::of(g), i));
         y = x;
-        dif(y, L, tw, pre, {}, nullptr, nullptr);
+        dif(y, L, tw, pre, {}, nullptr);
         expect_equal("powers on load", L, from_bitrev(y, L), reference_fft(xg, L, root));
 
         // Powers of 5 at the natural index on the bit-reversed output, then a constant.
@@ -362,7 +364,7 @@ void check_transforms(uint32_t max_log) {
         std::vector<fe> want = reference_fft(x, L, root);
         for (uint32_t i = 0; i < n; i++) want[i] = mul(want[i], power(fe::of(5), i));
         y = x;
-        dif(y, L, tw, {}, post, nullptr, nullptr);
+        dif(y, L, tw, {}, post, nullptr);
         expect_equal("powers at the bit-reversed index on store", L, from_bitrev(y, L), want);
         const fe k = fe::of(12345);
         scale_of<fe> konst;
@@ -371,11 +373,123 @@ void check_transforms(uint32_t max_log) {
         want = reference_fft(x, L, root);
         for (auto& e : want) e = mul(e, k);
         y = x;
-        dif(y, L, tw, {}, konst, nullptr, nullptr);
+        dif(y, L, tw, {}, konst, nullptr);
         expect_equal("a constant on store", L, from_bitrev(y, L), want);
     }
     std::printf("transforms: 2^1..2^%u equal the textbook FFT (both families, both roots, every load and "
                 "store option)\n",
+                max_log);
+}
+
+// ---- 3. the H pipeline ------------------------------------------------------------------------
+
+// ntt.cu's scaled_powers: the high table times a constant.
+tables scaled(tables t, fe k) {
+    for (auto& h : t.hi) h = mul(h, k);
+    return t;
+}
+
+scale_of<fe> powers_of(const tables& t, bool by_bitrev) {
+    scale_of<fe> s;
+    s.mode = SCALE_POWERS;
+    s.bitrev = by_bitrev;
+    s.hi = t.hi.data();
+    s.lo = t.lo.data();
+    return s;
+}
+
+// ntt.cu's bit_reverse: element j lands at bitrev(j), through the kernel's bitrev_source.
+std::vector<fe> bit_reverse(const std::vector<fe>& x, uint32_t L, const scale_of<fe>& post, const fe* sub) {
+    std::vector<fe> out(x.size());
+    for (uint32_t j = 0; j < x.size(); j++) out[bitrev(j, L)] = bitrev_source<fe>(host_env{}, post, sub, x[j], j, L);
+    return out;
+}
+
+// ntt.cu's h_pipeline: a and b to the coset g*H, c to its bit-reversed coefficients over
+// n (g^n - 1), then a*b back from the coset with c taken off in the bit reversal.
+std::vector<fe> h_six(std::vector<fe> a, std::vector<fe> b, std::vector<fe> c, uint32_t L, fe g,
+                      const root_tables& tw, const root_tables& tw_inv) {
+    const fe n_inv = inverse(fe::of(uint64_t(1) << L));
+    const fe nz_inv = mul(n_inv, inverse(power(g, uint64_t(1) << L) - fe::of(1)));
+    const tables to_coset = scaled(tables(g), n_inv), from_coset = scaled(tables(inverse(g)), nz_inv);
+    for (std::vector<fe>* x : {&a, &b}) {
+        dif(*x, L, tw_inv, {}, powers_of(to_coset, true), nullptr);
+        dit(*x, L, tw);
+    }
+    scale_of<fe> konst;
+    konst.mode = SCALE_CONST;
+    konst.c = &nz_inv;
+    dif(c, L, tw_inv, {}, konst, nullptr);
+    dif(a, L, tw_inv, {}, {}, b.data());
+    return bit_reverse(a, L, powers_of(from_coset, false), c.data());
+}
+
+// The textbook form, seven transforms: a, b and c to the coset, (A B - C) / (g^n - 1), back.
+std::vector<fe> h_seven(const std::vector<fe>& a, const std::vector<fe>& b, const std::vector<fe>& c, uint32_t L,
+                        fe g, fe root) {
+    const uint32_t n = 1u << L;
+    const fe n_inv = inverse(fe::of(n)), root_inv = inverse(root), g_inv = inverse(g);
+    auto to_coset = [&](const std::vector<fe>& v) {
+        std::vector<fe> coef = reference_fft(v, L, root_inv);
+        for (uint32_t i = 0; i < n; i++) coef[i] = mul(mul(coef[i], n_inv), power(g, i));
+        return reference_fft(coef, L, root);
+    };
+    const std::vector<fe> A = to_coset(a), B = to_coset(b), C = to_coset(c);
+    const fe z_inv = inverse(power(g, n) - fe::of(1));
+    std::vector<fe> e(n);
+    for (uint32_t i = 0; i < n; i++) e[i] = mul(mul(A[i], B[i]) - C[i], z_inv);
+    std::vector<fe> h = reference_fft(e, L, root_inv);
+    for (uint32_t i = 0; i < n; i++) h[i] = mul(mul(h[i], n_inv), power(g_inv, i));
+    return h;
+}
+
+// For c = a*b on H: (a(X) b(X) - c(X)) / (X^n - 1) by long division, which must leave no
+// remainder; h has degree below n - 1, its last coefficient is 0.
+std::vector<fe> h_by_division(const std::vector<fe>& a, const std::vector<fe>& b, const std::vector<fe>& c,
+                              uint32_t L, fe root) {
+    const uint32_t n = 1u << L;
+    const fe n_inv = inverse(fe::of(n)), root_inv = inverse(root);
+    auto coefficients = [&](const std::vector<fe>& v) {
+        std::vector<fe> r = reference_fft(v, L, root_inv);
+        for (auto& x : r) x = mul(x, n_inv);
+        return r;
+    };
+    const std::vector<fe> ca = coefficients(a), cb = coefficients(b), cc = coefficients(c);
+    std::vector<fe> p(2 * n, fe::of(0));
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < n; j++) p[i + j] = p[i + j] + mul(ca[i], cb[j]);
+    for (uint32_t i = 0; i < n; i++) p[i] = p[i] - cc[i];
+    // p = q (X^n - 1): p_k = q_(k-n) - q_k, so from the top q_(k-n) = p_k + q_k.
+    std::vector<fe> q(n, fe::of(0));
+    for (uint32_t k = 2 * n - 1; k >= n; k--) q[k - n] = p[k] + (k < n ? q[k] : fe::of(0));
+    for (uint32_t k = 0; k < n; k++)
+        if (p[k] + q[k] != fe::of(0)) fail("H by long division", L, "a remainder: c is not a*b on H");
+    return q;
+}
+
+void check_h_pipeline(uint32_t max_log, fe w_max, fe g) {
+    const root_tables tw(w_max), tw_inv(inverse(w_max));
+    std::mt19937_64 rng(0x68706970);
+    auto random_vec = [&](uint32_t n) {
+        std::vector<fe> v(n);
+        for (auto& e : v) e = fe::of(rng());
+        return v;
+    };
+    for (uint32_t L = 1; L <= max_log; L++) {
+        const uint32_t n = 1u << L;
+        const fe root = power(w_max, uint64_t(1) << (MAX_LOG - L));
+        const std::vector<fe> a = random_vec(n), b = random_vec(n), any_c = random_vec(n);
+        std::vector<fe> ab(n);
+        for (uint32_t i = 0; i < n; i++) ab[i] = mul(a[i], b[i]);
+        const std::vector<fe> h = h_six(a, b, ab, L, g, tw, tw_inv);
+        expect_equal("H pipeline, c = a*b, against seven transforms", L, h, h_seven(a, b, ab, L, g, root));
+        if (L <= 10) expect_equal("H pipeline against long division", L, h, h_by_division(a, b, ab, L, root));
+        if (h[n - 1] != fe::of(0)) fail("H pipeline", L, "h's top coefficient is not 0 for c = a*b");
+        expect_equal("H pipeline, any c, against seven transforms", L, h_six(a, b, any_c, L, g, tw, tw_inv),
+                     h_seven(a, b, any_c, L, g, root));
+    }
+    std::printf("H pipeline: 2^1..2^%u six transforms equal the seven-transform form (c = a*b and any c) and "
+                "long division to 2^10\n",
                 max_log);
 }
 
@@ -389,5 +503,7 @@ int main(int argc, char** argv) {
     }
     check_structure();
     check_transforms(max_log);
+    const uint64_t g = generator();
+    check_h_pipeline(max_log, power(fe::of(g), (P - 1) >> MAX_LOG), fe::of(g));
     return 0;
 }
