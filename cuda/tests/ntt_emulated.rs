@@ -14,5 +14,8 @@ fn ntt_passes_match_the_textbook_fft_on_the_cpu() {
     let stdout = common::build_and_run("ntt_emulator/main.cpp", "ntt_emulator", &["20"]);
     assert!(stdout.contains("rounds, banks ok"), "{stdout}");
     assert!(stdout.contains("transforms: 2^1..2^20 equal"), "{stdout}");
-    assert!(stdout.contains("H pipeline: 2^1..2^20 six transforms equal"), "{stdout}");
+    assert!(
+        stdout.contains("H pipeline: 2^1..2^20 six transforms equal"),
+        "{stdout}"
+    );
 }
