@@ -27,14 +27,16 @@ pair() {
 }
 
 # Nsight Compute: every kernel's duration, for cuzk and the peer on the same parameters.
-# ncu_pair CIRCUIT [b-g2-cpu]: the second form times cuzk alone with B_G2 on the CPU.
+# ncu_pair CIRCUIT [b-g2-cpu|b-g2-gpu]: the second form times cuzk alone with B_G2 on the CPU
+# or on the GPU for every proof (under the profiler the measured pace makes auto put it on the
+# CPU after the first proof).
 ncu_pair() {
   local f
   f=$(params_for "$1") || return 1
   local m="--clock-control none --metrics gpu__time_duration.sum --csv"
-  if [ "${2:-}" = b-g2-cpu ]; then
-    ncu $m --log-file "$R/ncu-cuzk-${1/:/_}-b-g2-cpu.csv" $B/bench/bench_groth16 --params "$f" --b-g2 cpu "$1" || return 1
-    python3 $T/ncusum.py "$R/ncu-cuzk-${1/:/_}-b-g2-cpu.csv"
+  if [ "${2:-}" = b-g2-cpu ] || [ "${2:-}" = b-g2-gpu ]; then
+    ncu $m --log-file "$R/ncu-cuzk-${1/:/_}-$2.csv" $B/bench/bench_groth16 --params "$f" --b-g2 "${2#b-g2-}" "$1" || return 1
+    python3 $T/ncusum.py "$R/ncu-cuzk-${1/:/_}-$2.csv"
     return
   fi
   ncu $m --log-file "$R/ncu-cuzk-${1/:/_}.csv" $B/bench/bench_groth16 --params "$f" "$1" || return 1
@@ -149,6 +151,7 @@ step() {
   ncu-chunk-g2) ncu_sass chunk2 regex:'chunk_kernel.*g2' $B/bench/bench_msm g2:24 ;;
   ncu-sha22 | ncu-sha24 | ncu-sha26 | ncu-mix24) c=${1#ncu-}; ncu_pair "${c%%[0-9]*}:${c##*[a-z]}" ;;
   ncu-sha22-b-g2-cpu | ncu-sha24-b-g2-cpu) c=${1#ncu-}; c=${c%-b-g2-cpu}; ncu_pair "${c%%[0-9]*}:${c##*[a-z]}" b-g2-cpu ;;
+  ncu-sha22-b-g2-gpu | ncu-sha24-b-g2-gpu) c=${1#ncu-}; c=${c%-b-g2-gpu}; ncu_pair "${c%%[0-9]*}:${c##*[a-z]}" b-g2-gpu ;;
   pair-sha22 | pair-sha24 | pair-sha26 | pair-mix24) c=${1#pair-}; pair "${c%%[0-9]*}:${c##*[a-z]}" ;;
   # One proof after synthesis with B_G2 on the CPU and on the GPU, on pair's parameters (no
   # CPU prover): what each place costs, beside pair's row (where auto put it).
