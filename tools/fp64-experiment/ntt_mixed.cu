@@ -98,15 +98,15 @@ __global__ void count_diff_kernel(const fr_t* a, const fr_t* b, size_t n, unsign
 
 // The power tables of the forward root, as ntt.cu's build_domain makes them.
 struct tables_t {
-    cuzk::dev_ptr_t<fr_t> mem{8 * size_t(TABLE_LEN) + 2 * (MAX_LOG + 1) + 1, nullptr};
+    cuzk::dev_ptr_t<fr_t> mem{8 * size_t(TABLE_LEN) + 3 * (MAX_LOG + 1) + 1, nullptr};
     cuzk::dev_ptr_t<fr_t> roots{size_t(1) << ROOTS_LOG, nullptr};
     cuzk::dev_ptr_t<fr52_t> hi52{TABLE_LEN, nullptr};
     const fr_t* hi() const { return mem.get(); }
     const fr_t* lo() const { return mem.get() + TABLE_LEN; }
     tables_t() {
         fr_t* consts = mem.get() + 8 * size_t(TABLE_LEN);
-        fr_t* g_inv = consts + 2 * (MAX_LOG + 1);
-        domain_consts_kernel<<<1, 32>>>(consts, consts + MAX_LOG + 1, g_inv);
+        fr_t* g_inv = consts + 3 * (MAX_LOG + 1);
+        domain_consts_kernel<<<1, 32>>>(consts, consts + MAX_LOG + 1, consts + 2 * (MAX_LOG + 1), g_inv);
         CUZK_LAUNCH_CHECK();
         power_tables_kernel<<<TABLE_LEN / 128, 128>>>(mem.get(), g_inv);
         CUZK_LAUNCH_CHECK();
