@@ -196,6 +196,7 @@ fn msm<C: Curve>(
     let part = ScalarPart {
         scalars,
         density: density.map(Density::words),
+        classes: None,
     };
     let split = MsmSplit::build(points, &[part])?;
     let ones = split.ones_count();

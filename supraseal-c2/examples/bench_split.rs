@@ -1,6 +1,8 @@
 //! Times `MsmSplit::build`, the CPU preparation of a GPU proof's split MSMs, on two witnesses of
 //! 2^LOG scalars (default 24): a dense one (80% full-width values, as WindowPoSt's) and one of
-//! bits (Filecoin's usual witness). Five runs each; the first touches fresh memory.
+//! bits (Filecoin's usual witness): one split, and a proof's three (L whole, A and B through
+//! densities of a half and three quarters) over classes made once. Five runs each; the first
+//! touches fresh memory.
 //!
 //! `cargo run --release -p supraseal-c2 --example bench_split [LOG]`
 
@@ -8,7 +10,7 @@ use blstrs::Scalar;
 use ff::Field;
 use std::process::ExitCode;
 use std::time::Instant;
-use supraseal_c2::split::{MsmSplit, ScalarPart};
+use supraseal_c2::split::{MsmSplit, ScalarClasses, ScalarPart};
 
 fn main() -> ExitCode {
     let log = match std::env::args().nth(1).map(|a| a.parse::<u32>()) {
@@ -43,6 +45,9 @@ fn main() -> ExitCode {
             }
         })
         .collect();
+    // Two densities over the aux values, as A's and B's (every second, and three in four).
+    let words = n.div_ceil(64);
+    let (half, most) = (vec![0x5555_5555_5555_5555u64; words], vec![0x7777_7777_7777_7777u64; words]);
     println!("{} threads", rayon::current_num_threads());
     for (name, scalars) in [("dense", &dense), ("bits", &bits)] {
         for _ in 0..5 {
@@ -50,6 +55,7 @@ fn main() -> ExitCode {
             let part = ScalarPart {
                 scalars,
                 density: None,
+                classes: None,
             };
             let split = match MsmSplit::build(n, &[part]) {
                 Ok(split) => split,
@@ -58,11 +64,33 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
+            let one = start.elapsed();
+            // A proof's three splits of the same aux values (L whole, A and B by density),
+            // their classes made once.
+            let start = Instant::now();
+            let classes = ScalarClasses::of(scalars);
+            let mut others = 0;
+            for density in [None, Some(&half[..]), Some(&most[..])] {
+                let part = ScalarPart {
+                    scalars,
+                    density,
+                    classes: Some(&classes),
+                };
+                let len = density.map_or(n, |d| d.iter().map(|w| w.count_ones() as usize).sum());
+                match MsmSplit::build(len, &[part]) {
+                    Ok(s) => others += s.other_index.len(),
+                    Err(e) => {
+                        eprintln!("split of 2^{log} scalars: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                }
+            }
             println!(
-                "{name} 2^{log}: {:.1} ms ({} others, {} ones)",
-                start.elapsed().as_secs_f64() * 1e3,
+                "{name} 2^{log}: one split {:.1} ms ({} others, {} ones); three, classes shared, {:.1} ms ({others} others)",
+                one.as_secs_f64() * 1e3,
                 split.other_index.len(),
-                split.ones_count()
+                split.ones_count(),
+                start.elapsed().as_secs_f64() * 1e3,
             );
         }
     }

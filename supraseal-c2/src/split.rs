@@ -8,6 +8,11 @@
 //! for B, the inputs and the aux values B's two densities select; for L, the aux values whole.
 //! The k-th point then belongs to the k-th selected scalar.
 //!
+//! Each scalar is read once to find its class ([`ScalarClasses`]: one, or neither zero nor
+//! one); the splits are then made from the class bitmaps and the densities, and only the
+//! others' values are read again. A witness's aux values feed three query vectors (L, A and
+//! B), so one classification serves all three splits.
+//!
 //! Plain Rust, built and tested without the `cuda` feature.
 
 use blstrs::Scalar;
@@ -22,6 +27,51 @@ pub struct ScalarPart<'a> {
     /// With `Some(words)`, only the scalars whose bit is set (bit i is bit i % 64 of word
     /// i / 64) have a point; with `None`, all do.
     pub density: Option<&'a [u64]>,
+    /// The scalars' classes, when the caller has them (made once for scalars that several
+    /// splits read); with `None`, [`MsmSplit::build`] makes them.
+    pub classes: Option<&'a ScalarClasses>,
+}
+
+/// The classes of a slice of scalars, as bitmaps (bit i is bit i % 64 of word i / 64): which
+/// are one, and which are neither zero nor one ("others"). Zeros have neither bit.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ScalarClasses {
+    pub ones: Vec<u64>,
+    pub others: Vec<u64>,
+}
+
+impl ScalarClasses {
+    /// One pass over `scalars`, in parallel.
+    pub fn of(scalars: &[Scalar]) -> ScalarClasses {
+        let words = scalars.len().div_ceil(64);
+        let mut classes = ScalarClasses {
+            ones: vec![0; words],
+            others: vec![0; words],
+        };
+        classes
+            .ones
+            .par_chunks_mut(CHUNK / 64)
+            .zip(classes.others.par_chunks_mut(CHUNK / 64))
+            .zip(scalars.par_chunks(CHUNK))
+            .for_each(|((ones, others), chunk)| {
+                for ((one, other), run) in ones.iter_mut().zip(others).zip(chunk.chunks(64)) {
+                    for (b, scalar) in run.iter().enumerate() {
+                        if *scalar == Scalar::ONE {
+                            *one |= 1 << b;
+                        } else if *scalar != Scalar::ZERO {
+                            *other |= 1 << b;
+                        }
+                    }
+                }
+            });
+        classes
+    }
+
+    /// How many scalars the bitmaps cover at least.
+    fn covers(&self, scalars: usize) -> bool {
+        let words = scalars.div_ceil(64);
+        self.ones.len() >= words && self.others.len() >= words
+    }
 }
 
 /// The split scalars of one query vector of `len` points (the layout of `cuzk_msm_split_t`).
@@ -42,18 +92,28 @@ pub struct MsmSplit {
 pub enum SplitError {
     #[error("a density bitmap has {words} words, too few for its {scalars} scalars")]
     ShortDensity { words: usize, scalars: usize },
+    #[error("the class bitmaps of a part are too short for its {scalars} scalars")]
+    ShortClasses { scalars: usize },
     #[error("the scalars select {selected} points but the query vector has {len}")]
     LengthMismatch { selected: usize, len: usize },
     #[error("{len} points: more than the GPU's 32-bit indices allow")]
     TooLong { len: usize },
 }
 
-/// Scalars per parallel task, a multiple of 64 so that tasks start at density word boundaries.
+/// Scalars per parallel task, a multiple of 64 so that tasks start at bitmap word boundaries.
 const CHUNK: usize = 1 << 14;
+
+/// A part with its classes at hand.
+#[derive(Clone, Copy)]
+struct ClassedPart<'a> {
+    scalars: &'a [Scalar],
+    density: Option<&'a [u64]>,
+    classes: &'a ScalarClasses,
+}
 
 /// One chunk of a part's scalars, and what the first pass learned of it.
 struct ChunkSplit<'a> {
-    part: ScalarPart<'a>,
+    part: ClassedPart<'a>,
     start: usize,
     end: usize,
     /// The point of the chunk's first selected scalar.
@@ -68,17 +128,15 @@ struct ChunkSplit<'a> {
 impl MsmSplit {
     /// Splits the scalars of a query vector of `len` points made of `parts`, in parallel.
     ///
-    /// Two passes over the scalars: the first finds each chunk's ones and counts its other
-    /// scalars, so that the second writes the others straight to their place in the result.
+    /// Two passes over the class bitmaps (made here for the parts that come without): the
+    /// first finds each chunk's ones and counts its other scalars, so that the second writes
+    /// the others straight to their place in the result, reading only their values.
     /// (Collecting them per chunk first held every other scalar twice at the peak, with a
     /// copy of each: 4.6 GB more for a dense witness of 127 M values, as WindowPoSt's.)
     pub fn build(len: usize, parts: &[ScalarPart<'_>]) -> Result<MsmSplit, SplitError> {
         if len > u32::MAX as usize {
             return Err(SplitError::TooLong { len });
         }
-        // Each chunk's first point: the selected scalars before it.
-        let mut tasks = Vec::new();
-        let mut first = 0usize;
         for part in parts {
             if let Some(words) = part.density {
                 if words.len() < part.scalars.len().div_ceil(64) {
@@ -88,10 +146,33 @@ impl MsmSplit {
                     });
                 }
             }
+            if part.classes.is_some_and(|c| !c.covers(part.scalars.len())) {
+                return Err(SplitError::ShortClasses {
+                    scalars: part.scalars.len(),
+                });
+            }
+        }
+        let made: Vec<Option<ScalarClasses>> = parts
+            .iter()
+            .map(|p| p.classes.is_none().then(|| ScalarClasses::of(p.scalars)))
+            .collect();
+        let parts: Vec<ClassedPart<'_>> = parts
+            .iter()
+            .zip(&made)
+            .map(|(p, m)| ClassedPart {
+                scalars: p.scalars,
+                density: p.density,
+                classes: p.classes.or(m.as_ref()).expect("classes given or made"),
+            })
+            .collect();
+        // Each chunk's first point: the selected scalars before it.
+        let mut tasks = Vec::new();
+        let mut first = 0usize;
+        for part in &parts {
             for start in (0..part.scalars.len()).step_by(CHUNK) {
                 let end = (start + CHUNK).min(part.scalars.len());
                 tasks.push((*part, start, end, first));
-                first += selected_in(part, start, end);
+                first += selected_in(part.density, start, end);
             }
         }
         if first != len {
@@ -144,50 +225,38 @@ impl MsmSplit {
     }
 }
 
-fn selected_in(part: &ScalarPart<'_>, start: usize, end: usize) -> usize {
-    match part.density {
-        None => end - start,
-        Some(words) => (start..end)
-            .step_by(64)
-            .map(|i| {
-                let bits = (end - i).min(64);
-                let mask = if bits == 64 {
-                    u64::MAX
-                } else {
-                    (1u64 << bits) - 1
-                };
-                (words[i / 64] & mask).count_ones() as usize
-            })
-            .sum(),
+/// The scalars of `start..end` (`start` a multiple of 64) that a density selects, a word at a
+/// time: (word index, selected bits).
+fn selection(density: Option<&[u64]>, start: usize, end: usize) -> impl Iterator<Item = (usize, u64)> + '_ {
+    (start / 64..end.div_ceil(64)).map(move |w| {
+        let bits = (end - w * 64).min(64);
+        let valid = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        (w, density.map_or(valid, |d| d[w] & valid))
+    })
+}
+
+fn selected_in(density: Option<&[u64]>, start: usize, end: usize) -> usize {
+    selection(density, start, end)
+        .map(|(_, sel)| sel.count_ones() as usize)
+        .sum()
+}
+
+/// The bits of `bits` at the set positions of `sel`, packed from bit 0 (x86's PEXT).
+fn compact(bits: u64, sel: u64) -> u64 {
+    if sel == u64::MAX {
+        return bits;
     }
+    let (mut out, mut rest, mut i) = (0u64, sel, 0);
+    while rest != 0 {
+        out |= (bits >> rest.trailing_zeros() & 1) << i;
+        i += 1;
+        rest &= rest - 1;
+    }
+    out
 }
 
-/// The selected scalars of a chunk, in order, with their point.
-fn selected(
-    part: ScalarPart<'_>,
-    start: usize,
-    end: usize,
-    first: usize,
-) -> impl Iterator<Item = (usize, &Scalar)> {
-    part.scalars[start..end]
-        .iter()
-        .enumerate()
-        .filter(move |(i, _)| match part.density {
-            Some(words) => words[(start + i) / 64] >> ((start + i) % 64) & 1 == 1,
-            None => true,
-        })
-        .enumerate()
-        .map(move |(k, (_, scalar))| (first + k, scalar))
-}
-
-/// Whether a scalar goes to the "others" (neither zero nor one). Plain comparisons: `is_zero`
-/// is constant-time (subtle's barriers), twice as slow here.
-fn is_other(scalar: &Scalar) -> bool {
-    *scalar != Scalar::ZERO && *scalar != Scalar::ONE
-}
-
-/// The first pass over a chunk: its ones and the number of its others.
-fn classify_chunk(part: ScalarPart<'_>, start: usize, end: usize, first: usize) -> ChunkSplit<'_> {
+/// The first pass over a chunk: its ones and the number of its others, from the bitmaps.
+fn classify_chunk(part: ClassedPart<'_>, start: usize, end: usize, first: usize) -> ChunkSplit<'_> {
     let mut chunk = ChunkSplit {
         part,
         start,
@@ -197,14 +266,11 @@ fn classify_chunk(part: ScalarPart<'_>, start: usize, end: usize, first: usize) 
         selected: 0,
         others: 0,
     };
-    for (point, scalar) in selected(part, start, end, first) {
-        let k = point - first;
-        chunk.selected = k + 1;
-        if *scalar == Scalar::ONE {
-            chunk.ones[k / 64] |= 1 << (k % 64);
-        } else if is_other(scalar) {
-            chunk.others += 1;
-        }
+    for (w, sel) in selection(part.density, start, end) {
+        let ones = compact(part.classes.ones[w] & sel, sel);
+        or_bits_at(&mut chunk.ones, chunk.selected, &[ones], sel.count_ones() as usize);
+        chunk.selected += sel.count_ones() as usize;
+        chunk.others += (part.classes.others[w] & sel).count_ones() as usize;
     }
     chunk
 }
@@ -214,11 +280,19 @@ fn write_others(chunk: &ChunkSplit<'_>, index: &mut [u32], scalars: &mut [Scalar
     if chunk.others == 0 {
         return; // the common case for Filecoin's bit witnesses: nothing to read again
     }
-    let others = selected(chunk.part, chunk.start, chunk.end, chunk.first)
-        .filter(|(_, scalar)| is_other(scalar));
-    for ((point, scalar), (i, s)) in others.zip(index.iter_mut().zip(scalars.iter_mut())) {
-        *i = point as u32;
-        *s = *scalar;
+    let part = chunk.part;
+    let mut point = chunk.first; // the point of the word's first selected scalar
+    let mut out = index.iter_mut().zip(scalars.iter_mut());
+    for (w, sel) in selection(part.density, chunk.start, chunk.end) {
+        let mut others = part.classes.others[w] & sel;
+        while others != 0 {
+            let b = others.trailing_zeros();
+            let (i, s) = out.next().expect("as many places as the first pass counted");
+            *i = (point + (sel & ((1u64 << b) - 1)).count_ones() as usize) as u32;
+            *s = part.scalars[w * 64 + b as usize];
+            others &= others - 1;
+        }
+        point += sel.count_ones() as usize;
     }
 }
 
@@ -307,25 +381,30 @@ mod tests {
                 vec![ScalarPart {
                     scalars: &aux,
                     density: None,
+                    classes: None,
                 }],
                 vec![
                     ScalarPart {
                         scalars: &inputs,
                         density: None,
+                        classes: None,
                     },
                     ScalarPart {
                         scalars: &aux,
                         density: Some(&d_aux),
+                        classes: None,
                     },
                 ],
                 vec![
                     ScalarPart {
                         scalars: &inputs,
                         density: Some(&d_in),
+                        classes: None,
                     },
                     ScalarPart {
                         scalars: &aux,
                         density: Some(&d_aux),
+                        classes: None,
                     },
                 ],
             ] {
@@ -338,8 +417,48 @@ mod tests {
                         + selected.iter().filter(|s| bool::from(s.is_zero())).count(),
                     selected.len()
                 );
+                // The same with the classes made once and given, as the prover does for the
+                // aux values that L, A and B share.
+                let classes: Vec<ScalarClasses> =
+                    parts.iter().map(|p| ScalarClasses::of(p.scalars)).collect();
+                let given: Vec<ScalarPart<'_>> = parts
+                    .iter()
+                    .zip(&classes)
+                    .map(|(p, c)| ScalarPart {
+                        classes: Some(c),
+                        ..*p
+                    })
+                    .collect();
+                assert_eq!(
+                    MsmSplit::build(selected.len(), &given).unwrap(),
+                    expected,
+                    "classes given: inputs {n_in}, aux {n_aux}"
+                );
             }
         }
+    }
+
+    #[test]
+    fn classes_and_compaction_match_the_definitions() {
+        let mut rng = ChaCha20Rng::seed_from_u64(11);
+        let v = scalars(&mut rng, 3 * 64 + 5);
+        let c = ScalarClasses::of(&v);
+        assert_eq!(c.ones.len(), 4);
+        for (i, s) in v.iter().enumerate() {
+            let (one, other) = (c.ones[i / 64] >> (i % 64) & 1, c.others[i / 64] >> (i % 64) & 1);
+            assert_eq!(one == 1, *s == Scalar::ONE, "scalar {i}");
+            assert_eq!(other == 1, *s != Scalar::ONE && *s != Scalar::ZERO, "scalar {i}");
+        }
+        assert_eq!((c.ones[3] | c.others[3]) >> 5, 0, "no bits past the end");
+        for _ in 0..1000 {
+            let (bits, sel): (u64, u64) = (rng.gen(), rng.gen::<u64>() & rng.gen::<u64>());
+            let mut want = 0u64;
+            for (k, b) in (0..64).filter(|b| sel >> b & 1 == 1).enumerate() {
+                want |= (bits >> b & 1) << k;
+            }
+            assert_eq!(compact(bits, sel), want, "bits {bits:x} sel {sel:x}");
+        }
+        assert_eq!(compact(0xdead_beef, u64::MAX), 0xdead_beef);
     }
 
     #[test]
@@ -351,7 +470,8 @@ mod tests {
                 100,
                 &[ScalarPart {
                     scalars: &s,
-                    density: Some(&short)
+                    density: Some(&short),
+                    classes: None,
                 }]
             ),
             Err(SplitError::ShortDensity {
@@ -364,13 +484,26 @@ mod tests {
                 99,
                 &[ScalarPart {
                     scalars: &s,
-                    density: None
+                    density: None,
+                    classes: None,
                 }]
             ),
             Err(SplitError::LengthMismatch {
                 selected: 100,
                 len: 99
             })
+        );
+        let short_classes = ScalarClasses::of(&s[..64]);
+        assert_eq!(
+            MsmSplit::build(
+                100,
+                &[ScalarPart {
+                    scalars: &s,
+                    density: None,
+                    classes: Some(&short_classes),
+                }]
+            ),
+            Err(SplitError::ShortClasses { scalars: 100 })
         );
     }
 }
