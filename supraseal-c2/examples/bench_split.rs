@@ -47,7 +47,10 @@ fn main() -> ExitCode {
         .collect();
     // Two densities over the aux values, as A's and B's (every second, and three in four).
     let words = n.div_ceil(64);
-    let (half, most) = (vec![0x5555_5555_5555_5555u64; words], vec![0x7777_7777_7777_7777u64; words]);
+    let (half, most) = (
+        vec![0x5555_5555_5555_5555u64; words],
+        vec![0x7777_7777_7777_7777u64; words],
+    );
     println!("{} threads", rayon::current_num_threads());
     for (name, scalars) in [("dense", &dense), ("bits", &bits)] {
         for _ in 0..5 {

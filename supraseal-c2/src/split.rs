@@ -227,10 +227,18 @@ impl MsmSplit {
 
 /// The scalars of `start..end` (`start` a multiple of 64) that a density selects, a word at a
 /// time: (word index, selected bits).
-fn selection(density: Option<&[u64]>, start: usize, end: usize) -> impl Iterator<Item = (usize, u64)> + '_ {
+fn selection(
+    density: Option<&[u64]>,
+    start: usize,
+    end: usize,
+) -> impl Iterator<Item = (usize, u64)> + '_ {
     (start / 64..end.div_ceil(64)).map(move |w| {
         let bits = (end - w * 64).min(64);
-        let valid = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let valid = if bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
         (w, density.map_or(valid, |d| d[w] & valid))
     })
 }
@@ -268,7 +276,12 @@ fn classify_chunk(part: ClassedPart<'_>, start: usize, end: usize, first: usize)
     };
     for (w, sel) in selection(part.density, start, end) {
         let ones = compact(part.classes.ones[w] & sel, sel);
-        or_bits_at(&mut chunk.ones, chunk.selected, &[ones], sel.count_ones() as usize);
+        or_bits_at(
+            &mut chunk.ones,
+            chunk.selected,
+            &[ones],
+            sel.count_ones() as usize,
+        );
         chunk.selected += sel.count_ones() as usize;
         chunk.others += (part.classes.others[w] & sel).count_ones() as usize;
     }
@@ -287,7 +300,9 @@ fn write_others(chunk: &ChunkSplit<'_>, index: &mut [u32], scalars: &mut [Scalar
         let mut others = part.classes.others[w] & sel;
         while others != 0 {
             let b = others.trailing_zeros();
-            let (i, s) = out.next().expect("as many places as the first pass counted");
+            let (i, s) = out
+                .next()
+                .expect("as many places as the first pass counted");
             *i = (point + (sel & ((1u64 << b) - 1)).count_ones() as usize) as u32;
             *s = part.scalars[w * 64 + b as usize];
             others &= others - 1;
@@ -445,9 +460,16 @@ mod tests {
         let c = ScalarClasses::of(&v);
         assert_eq!(c.ones.len(), 4);
         for (i, s) in v.iter().enumerate() {
-            let (one, other) = (c.ones[i / 64] >> (i % 64) & 1, c.others[i / 64] >> (i % 64) & 1);
+            let (one, other) = (
+                c.ones[i / 64] >> (i % 64) & 1,
+                c.others[i / 64] >> (i % 64) & 1,
+            );
             assert_eq!(one == 1, *s == Scalar::ONE, "scalar {i}");
-            assert_eq!(other == 1, *s != Scalar::ONE && *s != Scalar::ZERO, "scalar {i}");
+            assert_eq!(
+                other == 1,
+                *s != Scalar::ONE && *s != Scalar::ZERO,
+                "scalar {i}"
+            );
         }
         assert_eq!((c.ones[3] | c.others[3]) >> 5, 0, "no bits past the end");
         for _ in 0..1000 {

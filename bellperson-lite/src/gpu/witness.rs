@@ -73,10 +73,8 @@ fn split_witness<P: ProvingKey + ?Sized>(
     [a_aux_density, b_input_density, b_aux_density]: [&Density; 3],
     params: &P,
 ) -> Result<HostSplits, ProverError> {
-    let (input_classes, aux_classes) = rayon::join(
-        || ScalarClasses::of(inputs),
-        || ScalarClasses::of(aux),
-    );
+    let (input_classes, aux_classes) =
+        rayon::join(|| ScalarClasses::of(inputs), || ScalarClasses::of(aux));
     fn whole<'a>(scalars: &'a [Scalar], classes: &'a ScalarClasses) -> ScalarPart<'a> {
         ScalarPart {
             scalars,
@@ -84,7 +82,11 @@ fn split_witness<P: ProvingKey + ?Sized>(
             classes: Some(classes),
         }
     }
-    fn dense<'a>(scalars: &'a [Scalar], d: &'a Density, classes: &'a ScalarClasses) -> ScalarPart<'a> {
+    fn dense<'a>(
+        scalars: &'a [Scalar],
+        d: &'a Density,
+        classes: &'a ScalarClasses,
+    ) -> ScalarPart<'a> {
         ScalarPart {
             scalars,
             density: Some(d.words()),
