@@ -249,16 +249,43 @@ fn selected_in(density: Option<&[u64]>, start: usize, end: usize) -> usize {
         .sum()
 }
 
-/// The bits of `bits` at the set positions of `sel`, packed from bit 0 (x86's PEXT).
+/// `COMPACT_NIBBLE[sel << 4 | bits]`: the bits of the nibble `bits` at the set positions of
+/// the nibble `sel`, packed from bit 0.
+const COMPACT_NIBBLE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let (sel, bits) = (i >> 4, i & 15);
+        let (mut out, mut k, mut b) = (0u8, 0, 0);
+        while b < 4 {
+            if sel >> b & 1 == 1 {
+                out |= ((bits >> b & 1) as u8) << k;
+                k += 1;
+            }
+            b += 1;
+        }
+        table[i] = out;
+        i += 1;
+    }
+    table
+};
+
+/// The bits of `bits` at the set positions of `sel`, packed from bit 0 (x86's PEXT), a nibble
+/// at a time: sixteen lookups a word, where a loop over `sel`'s set bits took up to 64 steps
+/// (and most of the splits' time for a density of every second value).
 fn compact(bits: u64, sel: u64) -> u64 {
     if sel == u64::MAX {
         return bits;
     }
-    let (mut out, mut rest, mut i) = (0u64, sel, 0);
-    while rest != 0 {
-        out |= (bits >> rest.trailing_zeros() & 1) << i;
-        i += 1;
-        rest &= rest - 1;
+    let (mut out, mut at) = (0u64, 0);
+    for nibble in 0..16 {
+        let s = (sel >> (4 * nibble) & 15) as usize;
+        if s == 0 {
+            continue;
+        }
+        let b = (bits >> (4 * nibble) & 15) as usize;
+        out |= u64::from(COMPACT_NIBBLE[s << 4 | b]) << at;
+        at += s.count_ones();
     }
     out
 }
@@ -274,16 +301,30 @@ fn classify_chunk(part: ClassedPart<'_>, start: usize, end: usize, first: usize)
         selected: 0,
         others: 0,
     };
+    // The compacted ones are appended to `pending` (its `filled` low bits) and written out a
+    // whole word at a time.
+    let (mut pending, mut filled, mut out) = (0u64, 0u32, 0usize);
     for (w, sel) in selection(part.density, start, end) {
         let ones = compact(part.classes.ones[w] & sel, sel);
-        or_bits_at(
-            &mut chunk.ones,
-            chunk.selected,
-            &[ones],
-            sel.count_ones() as usize,
-        );
-        chunk.selected += sel.count_ones() as usize;
+        let count = sel.count_ones();
+        pending |= ones << filled; // ones has no bits at or above count
+        if filled + count >= 64 {
+            chunk.ones[out] = pending;
+            out += 1;
+            pending = if filled == 0 {
+                0
+            } else {
+                ones >> (64 - filled)
+            };
+            filled = filled + count - 64;
+        } else {
+            filled += count;
+        }
+        chunk.selected += count as usize;
         chunk.others += (part.classes.others[w] & sel).count_ones() as usize;
+    }
+    if filled > 0 {
+        chunk.ones[out] = pending;
     }
     chunk
 }
