@@ -1,10 +1,21 @@
 """Sums an Nsight Compute CSV (--metrics gpu__time_duration.sum --csv): total kernel time,
-and per kernel name the count and milliseconds, largest first."""
+and per kernel name the count and milliseconds, largest first.
+
+With two more arguments, PARTS and PROOFS, also a per-proof figure: `bench_groth16 --params`
+runs PARTS GPU parts (8 "GPU part alone" runs without B_G2, and the 4 full proofs: 12) of
+which PROOFS are full proofs (4), and only the full proofs have B_G2's kernels. So the G2
+kernels are summed per full proof, the rest per GPU part, one-time parameter work
+(shift_bases_kernel) left out. For supraseal's runs (a warm-up and one proof, each with its
+G2 batch addition) give 2 2."""
 import csv
+import gzip
 import sys
 from collections import defaultdict
 
-rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if not l.startswith("=="))]
+path = sys.argv[1]
+opener = gzip.open if path.endswith(".gz") else open
+with opener(path, "rt") as f:
+    rows = [r for r in csv.reader(l for l in f if not l.startswith("=="))]
 head = rows[0]
 name_at, unit_at, value_at = head.index("Kernel Name"), head.index("Metric Unit"), head.index("Metric Value")
 scale = {"nsecond": 1e-6, "ns": 1e-6, "usecond": 1e-3, "us": 1e-3, "msecond": 1.0, "ms": 1.0, "second": 1e3, "s": 1e3}
@@ -16,6 +27,14 @@ for r in rows[1:]:
     per[r[name_at][:60]][0] += 1
     per[r[name_at][:60]][1] += ms
 total = sum(v[1] for v in per.values())
-print(f"{sys.argv[1]}: {total:.1f} ms of kernels, {sum(v[0] for v in per.values())} launches")
+print(f"{path}: {total:.1f} ms of kernels, {sum(v[0] for v in per.values())} launches")
 for name, (n, ms) in sorted(per.items(), key=lambda kv: -kv[1][1])[:12]:
     print(f"  {ms:9.1f} ms  {n:6d}x  {name}")
+if len(sys.argv) == 4:
+    parts, proofs = int(sys.argv[2]), int(sys.argv[3])
+    one_time = sum(ms for name, (n, ms) in per.items() if "shift_bases" in name)
+    g2 = sum(ms for name, (n, ms) in per.items() if "g2_t" in name or "fp2" in name)
+    rest = total - one_time - g2
+    print(f"per proof: {rest / parts:.2f} ms without B_G2 (over {parts} GPU parts), "
+          f"B_G2 {g2 / proofs:.2f} ms (over {proofs} full proofs), {rest / parts + g2 / proofs:.2f} ms in all; "
+          f"{one_time:.1f} ms of one-time parameter work left out")

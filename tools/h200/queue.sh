@@ -36,14 +36,14 @@ ncu_pair() {
   local m="--clock-control none --metrics gpu__time_duration.sum --csv"
   if [ "${2:-}" = b-g2-cpu ] || [ "${2:-}" = b-g2-gpu ]; then
     ncu $m --log-file "$R/ncu-cuzk-${1/:/_}-$2.csv" $B/bench/bench_groth16 --params "$f" --b-g2 "${2#b-g2-}" "$1" || return 1
-    python3 $T/ncusum.py "$R/ncu-cuzk-${1/:/_}-$2.csv"
+    python3 $T/ncusum.py "$R/ncu-cuzk-${1/:/_}-$2.csv" 12 4  # 8 GPU parts alone and 4 full proofs
     return
   fi
   ncu $m --log-file "$R/ncu-cuzk-${1/:/_}.csv" $B/bench/bench_groth16 --params "$f" "$1" || return 1
   python3 $T/ncusum.py "$R/ncu-cuzk-${1/:/_}.csv"
   if [ -x $B/supraseal-peer ]; then
     ncu $m --log-file "$R/ncu-peer-${1/:/_}.csv" $B/supraseal-peer --params "$f" --circuit "$1" --runs 1 || return 1
-    python3 $T/ncusum.py "$R/ncu-peer-${1/:/_}.csv"
+    python3 $T/ncusum.py "$R/ncu-peer-${1/:/_}.csv" 2 2  # its warm-up and one proof
   fi
 }
 
