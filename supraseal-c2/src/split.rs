@@ -15,6 +15,8 @@
 //!
 //! Plain Rust, built and tested without the `cuda` feature.
 
+use std::borrow::Cow;
+
 use blstrs::Scalar;
 use ff::Field;
 use rayon::prelude::*;
@@ -27,24 +29,28 @@ pub struct ScalarPart<'a> {
     /// With `Some(words)`, only the scalars whose bit is set (bit i is bit i % 64 of word
     /// i / 64) have a point; with `None`, all do.
     pub density: Option<&'a [u64]>,
-    /// The scalars' classes, when the caller has them (made once for scalars that several
-    /// splits read); with `None`, [`MsmSplit::build`] makes them.
-    pub classes: Option<&'a ScalarClasses>,
+    /// The classes of `scalars` (that very slice), when the caller has them: made once for
+    /// scalars that several splits read. With `None`, [`MsmSplit::build`] makes them.
+    pub classes: Option<&'a ScalarClasses<'a>>,
 }
 
-/// The classes of a slice of scalars, as bitmaps (bit i is bit i % 64 of word i / 64): which
-/// are one, and which are neither zero nor one ("others"). Zeros have neither bit.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ScalarClasses {
-    pub ones: Vec<u64>,
-    pub others: Vec<u64>,
+/// The classes of one slice of scalars, as bitmaps (bit i is bit i % 64 of word i / 64): which
+/// are one, and which are neither zero nor one ("others"); zeros have neither bit. Made only
+/// by [`ScalarClasses::of`] and tied to its slice, so that classes of other values can never
+/// split a part ([`SplitError::ForeignClasses`]).
+#[derive(Clone, Debug)]
+pub struct ScalarClasses<'a> {
+    scalars: &'a [Scalar],
+    ones: Vec<u64>,
+    others: Vec<u64>,
 }
 
-impl ScalarClasses {
+impl<'a> ScalarClasses<'a> {
     /// One pass over `scalars`, in parallel.
-    pub fn of(scalars: &[Scalar]) -> ScalarClasses {
+    pub fn of(scalars: &'a [Scalar]) -> ScalarClasses<'a> {
         let words = scalars.len().div_ceil(64);
         let mut classes = ScalarClasses {
+            scalars,
             ones: vec![0; words],
             others: vec![0; words],
         };
@@ -67,10 +73,9 @@ impl ScalarClasses {
         classes
     }
 
-    /// How many scalars the bitmaps cover at least.
-    fn covers(&self, scalars: usize) -> bool {
-        let words = scalars.div_ceil(64);
-        self.ones.len() >= words && self.others.len() >= words
+    /// Whether these are the classes of `scalars`: the same slice, start and length.
+    fn describe(&self, scalars: &[Scalar]) -> bool {
+        std::ptr::eq(self.scalars, scalars)
     }
 }
 
@@ -92,8 +97,8 @@ pub struct MsmSplit {
 pub enum SplitError {
     #[error("a density bitmap has {words} words, too few for its {scalars} scalars")]
     ShortDensity { words: usize, scalars: usize },
-    #[error("the class bitmaps of a part are too short for its {scalars} scalars")]
-    ShortClasses { scalars: usize },
+    #[error("a part of {scalars} scalars came with the classes of other scalars")]
+    ForeignClasses { scalars: usize },
     #[error("the scalars select {selected} points but the query vector has {len}")]
     LengthMismatch { selected: usize, len: usize },
     #[error("{len} points: more than the GPU's 32-bit indices allow")]
@@ -108,7 +113,7 @@ const CHUNK: usize = 1 << 14;
 struct ClassedPart<'a> {
     scalars: &'a [Scalar],
     density: Option<&'a [u64]>,
-    classes: &'a ScalarClasses,
+    classes: &'a ScalarClasses<'a>,
 }
 
 /// One chunk of a part's scalars, and what the first pass learned of it.
@@ -146,23 +151,26 @@ impl MsmSplit {
                     });
                 }
             }
-            if part.classes.is_some_and(|c| !c.covers(part.scalars.len())) {
-                return Err(SplitError::ShortClasses {
+            if part.classes.is_some_and(|c| !c.describe(part.scalars)) {
+                return Err(SplitError::ForeignClasses {
                     scalars: part.scalars.len(),
                 });
             }
         }
-        let made: Vec<Option<ScalarClasses>> = parts
+        let classes: Vec<Cow<'_, ScalarClasses<'_>>> = parts
             .iter()
-            .map(|p| p.classes.is_none().then(|| ScalarClasses::of(p.scalars)))
+            .map(|p| {
+                p.classes
+                    .map_or_else(|| Cow::Owned(ScalarClasses::of(p.scalars)), Cow::Borrowed)
+            })
             .collect();
         let parts: Vec<ClassedPart<'_>> = parts
             .iter()
-            .zip(&made)
-            .map(|(p, m)| ClassedPart {
+            .zip(&classes)
+            .map(|(p, c)| ClassedPart {
                 scalars: p.scalars,
                 density: p.density,
-                classes: p.classes.or(m.as_ref()).expect("classes given or made"),
+                classes: c,
             })
             .collect();
         // Each chunk's first point: the selected scalars before it.
@@ -556,6 +564,7 @@ mod tests {
                 len: 99
             })
         );
+        // Classes of other values: a shorter slice, and one of the same length elsewhere.
         let short_classes = ScalarClasses::of(&s[..64]);
         assert_eq!(
             MsmSplit::build(
@@ -566,7 +575,20 @@ mod tests {
                     classes: Some(&short_classes),
                 }]
             ),
-            Err(SplitError::ShortClasses { scalars: 100 })
+            Err(SplitError::ForeignClasses { scalars: 100 })
+        );
+        let copy = s.clone();
+        let copy_classes = ScalarClasses::of(&copy);
+        assert_eq!(
+            MsmSplit::build(
+                100,
+                &[ScalarPart {
+                    scalars: &s,
+                    density: None,
+                    classes: Some(&copy_classes),
+                }]
+            ),
+            Err(SplitError::ForeignClasses { scalars: 100 })
         );
     }
 }

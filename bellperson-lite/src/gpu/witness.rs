@@ -75,7 +75,7 @@ fn split_witness<P: ProvingKey + ?Sized>(
 ) -> Result<HostSplits, ProverError> {
     let (input_classes, aux_classes) =
         rayon::join(|| ScalarClasses::of(inputs), || ScalarClasses::of(aux));
-    fn whole<'a>(scalars: &'a [Scalar], classes: &'a ScalarClasses) -> ScalarPart<'a> {
+    fn whole<'a>(scalars: &'a [Scalar], classes: &'a ScalarClasses<'a>) -> ScalarPart<'a> {
         ScalarPart {
             scalars,
             density: None,
@@ -85,7 +85,7 @@ fn split_witness<P: ProvingKey + ?Sized>(
     fn dense<'a>(
         scalars: &'a [Scalar],
         d: &'a Density,
-        classes: &'a ScalarClasses,
+        classes: &'a ScalarClasses<'a>,
     ) -> ScalarPart<'a> {
         ScalarPart {
             scalars,

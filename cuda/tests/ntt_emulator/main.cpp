@@ -288,6 +288,32 @@ std::vector<fe> from_bitrev(const std::vector<fe>& y, uint32_t L) {
     return r;
 }
 
+// A pass's scale: the powers of a table's base (at the bit-reversed index with by_bitrev), or
+// the constant *c.
+scale_of<fe> powers_of(const tables& t, bool by_bitrev) {
+    scale_of<fe> s;
+    s.mode = SCALE_POWERS;
+    s.bitrev = by_bitrev;
+    s.hi = t.hi.data();
+    s.lo = t.lo.data();
+    return s;
+}
+
+scale_of<fe> constant_of(const fe* c) {
+    scale_of<fe> s;
+    s.mode = SCALE_CONST;
+    s.c = c;
+    return s;
+}
+
+// The coefficients of the polynomial that takes the values v on the 2^L-th roots of unity.
+std::vector<fe> coefficients(const std::vector<fe>& v, uint32_t L, fe root) {
+    std::vector<fe> r = reference_fft(v, L, inverse(root));
+    const fe n_inv = inverse(fe::of(uint64_t(1) << L));
+    for (auto& x : r) x = mul(x, n_inv);
+    return r;
+}
+
 // A generator of Z/P*: P - 1 = 2^30 3, so g generates iff g^((P-1)/2) and g^((P-1)/3) are not 1.
 uint64_t generator() {
     uint64_t g = 2;
@@ -345,10 +371,7 @@ void check_transforms(uint32_t max_log) {
         expect_equal("a * b on load", L, from_bitrev(y, L), reference_fft(ab, L, root));
 
         // Powers of g on load (the coset forward transform).
-        scale_of<fe> pre;
-        pre.mode = SCALE_POWERS;
-        pre.hi = coset.hi.data();
-        pre.lo = coset.lo.data();
+        const scale_of<fe> pre = powers_of(coset, false);
         std::vector<fe> xg(n);
         for (uint32_t i = 0; i < n; i++) xg[i] = mul(x[i], power(fe::of(g), i));
         y = x;
@@ -356,20 +379,14 @@ void check_transforms(uint32_t max_log) {
         expect_equal("powers on load", L, from_bitrev(y, L), reference_fft(xg, L, root));
 
         // Powers of 5 at the natural index on the bit-reversed output, then a constant.
-        scale_of<fe> post;
-        post.mode = SCALE_POWERS;
-        post.bitrev = true;
-        post.hi = scale.hi.data();
-        post.lo = scale.lo.data();
+        const scale_of<fe> post = powers_of(scale, true);
         std::vector<fe> want = reference_fft(x, L, root);
         for (uint32_t i = 0; i < n; i++) want[i] = mul(want[i], power(fe::of(5), i));
         y = x;
         dif(y, L, tw, {}, post, nullptr);
         expect_equal("powers at the bit-reversed index on store", L, from_bitrev(y, L), want);
         const fe k = fe::of(12345);
-        scale_of<fe> konst;
-        konst.mode = SCALE_CONST;
-        konst.c = &k;
+        const scale_of<fe> konst = constant_of(&k);
         want = reference_fft(x, L, root);
         for (auto& e : want) e = mul(e, k);
         y = x;
@@ -387,15 +404,6 @@ void check_transforms(uint32_t max_log) {
 tables scaled(tables t, fe k) {
     for (auto& h : t.hi) h = mul(h, k);
     return t;
-}
-
-scale_of<fe> powers_of(const tables& t, bool by_bitrev) {
-    scale_of<fe> s;
-    s.mode = SCALE_POWERS;
-    s.bitrev = by_bitrev;
-    s.hi = t.hi.data();
-    s.lo = t.lo.data();
-    return s;
 }
 
 // ntt.cu's bit_reverse: element j lands at bitrev(j), through the kernel's bitrev_source.
@@ -416,10 +424,7 @@ std::vector<fe> h_six(std::vector<fe> a, std::vector<fe> b, std::vector<fe> c, u
         dif(*x, L, tw_inv, {}, powers_of(to_coset, true), nullptr);
         dit(*x, L, tw);
     }
-    scale_of<fe> konst;
-    konst.mode = SCALE_CONST;
-    konst.c = &nz_inv;
-    dif(c, L, tw_inv, {}, konst, nullptr);
+    dif(c, L, tw_inv, {}, constant_of(&nz_inv), nullptr);
     dif(a, L, tw_inv, {}, {}, b.data());
     return bit_reverse(a, L, powers_of(from_coset, false), c.data());
 }
@@ -430,8 +435,8 @@ std::vector<fe> h_seven(const std::vector<fe>& a, const std::vector<fe>& b, cons
     const uint32_t n = 1u << L;
     const fe n_inv = inverse(fe::of(n)), root_inv = inverse(root), g_inv = inverse(g);
     auto to_coset = [&](const std::vector<fe>& v) {
-        std::vector<fe> coef = reference_fft(v, L, root_inv);
-        for (uint32_t i = 0; i < n; i++) coef[i] = mul(mul(coef[i], n_inv), power(g, i));
+        std::vector<fe> coef = coefficients(v, L, root);
+        for (uint32_t i = 0; i < n; i++) coef[i] = mul(coef[i], power(g, i));
         return reference_fft(coef, L, root);
     };
     const std::vector<fe> A = to_coset(a), B = to_coset(b), C = to_coset(c);
@@ -448,13 +453,7 @@ std::vector<fe> h_seven(const std::vector<fe>& a, const std::vector<fe>& b, cons
 std::vector<fe> h_by_division(const std::vector<fe>& a, const std::vector<fe>& b, const std::vector<fe>& c,
                               uint32_t L, fe root) {
     const uint32_t n = 1u << L;
-    const fe n_inv = inverse(fe::of(n)), root_inv = inverse(root);
-    auto coefficients = [&](const std::vector<fe>& v) {
-        std::vector<fe> r = reference_fft(v, L, root_inv);
-        for (auto& x : r) x = mul(x, n_inv);
-        return r;
-    };
-    const std::vector<fe> ca = coefficients(a), cb = coefficients(b), cc = coefficients(c);
+    const std::vector<fe> ca = coefficients(a, L, root), cb = coefficients(b, L, root), cc = coefficients(c, L, root);
     std::vector<fe> p(2 * n, fe::of(0));
     for (uint32_t i = 0; i < n; i++)
         for (uint32_t j = 0; j < n; j++) p[i + j] = p[i + j] + mul(ca[i], cb[j]);
