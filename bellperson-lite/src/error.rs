@@ -74,7 +74,7 @@ pub enum ProverError {
     ShapeMismatch { index: usize, what: &'static str },
     #[error("GPU prover failed: {0}")]
     Gpu(#[from] supraseal_c2::CudaError),
-    #[error("splitting the scalars for the GPU: {0}")]
+    #[error("splitting the scalars into zeros, ones and others: {0}")]
     Split(#[from] supraseal_c2::split::SplitError),
     #[error("placing B's G2 sum: {0}")]
     G2Placement(String),

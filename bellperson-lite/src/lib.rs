@@ -14,6 +14,8 @@
 //!   shape, a witness-only synthesis and three sparse products (much less work per proof).
 //! - [`domain`]: radix-2 NTTs over the scalar field.
 //! - [`msm`]: multi-scalar multiplication with the zero / one / other split.
+//! - [`query_splits`]: a witness's splits for the L, A and B queries, each value classified
+//!   once (B's split serves its G1 and G2 MSMs).
 //! - [`prover`]: H = (A*B - C)/Z, the MSMs and the proof assembly (the CPU backend).
 //! - `gpu` (feature `cuda`): the GPU backend, with the same contract and the same proof bytes.
 //! - [`placement`]: where a GPU proof's B_G2 sum runs (CPU or GPU) and where its scalars are
@@ -37,6 +39,7 @@ pub mod params;
 pub mod placement;
 pub mod proof;
 pub mod prover;
+pub mod query_splits;
 pub mod release;
 pub mod synthesis;
 pub mod verifier;

@@ -58,6 +58,19 @@ pub fn msm_g2(
     msm::<G2Curve>(bases, scalars, density).map(|(p, _)| p)
 }
 
+/// `sum_k s_k * bases[k]` over a split made beforehand ([`MsmSplit::build`]): the same sum as
+/// [`msm_g1`] of the scalars it was made from. MSMs over the same scalars (B's G1 and G2
+/// queries) share one split instead of reading the values once each. `bases` needs at least
+/// `split.len` points.
+pub fn msm_g1_split(bases: &[G1Affine], split: &MsmSplit) -> Result<G1Projective, ProverError> {
+    sum_split::<G1Curve>(bases, split)
+}
+
+/// [`msm_g1_split`] over G2.
+pub fn msm_g2_split(bases: &[G2Affine], split: &MsmSplit) -> Result<G2Projective, ProverError> {
+    sum_split::<G2Curve>(bases, split)
+}
+
 /// [`msm_g1`], also returning how the scalars were split.
 pub fn msm_g1_with_stats(
     bases: &[G1Affine],
@@ -205,6 +218,20 @@ fn msm<C: Curve>(
         ones,
         others: split.other_index.len(),
     };
+    Ok((sum_split::<C>(bases, &split)?, stats))
+}
+
+/// The sum a split describes: the ones' bases added, the others' through Pippenger.
+fn sum_split<C: Curve>(bases: &[C::Affine], split: &MsmSplit) -> Result<C::Proj, ProverError> {
+    if bases.len() < split.len {
+        return Err(ProverError::LengthMismatch {
+            what: "msm bases",
+            expected: split.len,
+            actual: bases.len(),
+        });
+    }
+    // Its fields are public: one not made by MsmSplit::build could point past the bases.
+    split.check()?;
 
     // The ones: their bases summed with blst's bulk addition, a run of bitmap words per task.
     let ones_sums: Vec<C::Proj> = split
@@ -233,7 +260,7 @@ fn msm<C: Curve>(
     // The others through Pippenger, their scalars little-endian as blst wants them. Empty
     // inputs stay away from blst's Pippenger, which cannot take zero points.
     if split.other_index.is_empty() {
-        return Ok((total, stats));
+        return Ok(total);
     }
     let others: Vec<C::Raw> = split
         .other_index
@@ -246,7 +273,7 @@ fn msm<C: Curve>(
         .zip(split.other_scalars.par_iter())
         .for_each(|(b, s)| b.copy_from_slice(&s.to_bytes_le()));
     total += C::pippenger(&others, &bytes);
-    Ok((total, stats))
+    Ok(total)
 }
 
 #[cfg(test)]
@@ -258,6 +285,7 @@ mod tests {
     use proptest::prelude::*;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
+    use supraseal_c2::split::SplitError;
 
     fn rng(seed: u64) -> ChaCha8Rng {
         ChaCha8Rng::seed_from_u64(seed)
@@ -513,6 +541,59 @@ mod tests {
             msm_g1(&bases, &s, None).unwrap(),
             msm_g1(&bases[..20], &s, None).unwrap()
         );
+    }
+
+    /// One split serves a G1 and a G2 query over the same scalars (B's), each sum equal to the
+    /// direct one; a split longer than the bases, or put together wrongly, is refused.
+    #[test]
+    fn a_shared_split_gives_both_sums() {
+        let (g1, g2) = (g1_bases(500, 21), g2_bases(500, 22));
+        for mix in 0..4 {
+            let s = scalars(700, mix, 23 + mix as u64);
+            let d = density(700, 24);
+            let points = d.count_ones();
+            let split = MsmSplit::build(
+                points,
+                &[ScalarPart {
+                    scalars: &s,
+                    density: Some(d.words()),
+                    classes: None,
+                }],
+            )
+            .unwrap();
+            assert_eq!(
+                msm_g1_split(&g1, &split).unwrap(),
+                naive::<G1Projective, _>(&g1, &s, Some(&d)),
+                "mix {mix}"
+            );
+            assert_eq!(
+                msm_g2_split(&g2, &split).unwrap(),
+                naive::<G2Projective, _>(&g2, &s, Some(&d)),
+                "mix {mix}"
+            );
+            assert!(matches!(
+                msm_g2_split(&g2[..points - 1], &split),
+                Err(ProverError::LengthMismatch {
+                    what: "msm bases",
+                    ..
+                })
+            ));
+        }
+        let s = scalars(64, 2, 25);
+        let mut split = MsmSplit::build(
+            64,
+            &[ScalarPart {
+                scalars: &s,
+                density: None,
+                classes: None,
+            }],
+        )
+        .unwrap();
+        split.other_index[0] = 64;
+        assert!(matches!(
+            msm_g1_split(&g1, &split),
+            Err(ProverError::Split(SplitError::Malformed { len: 64, .. }))
+        ));
     }
 
     proptest! {

@@ -18,16 +18,19 @@ use rand_core::RngCore;
 
 use crate::domain::EvaluationDomain;
 use crate::error::ProverError;
-use crate::msm::{msm_g1, msm_g2};
+use crate::msm::{msm_g1, msm_g1_split, msm_g2_split};
 use crate::params::ProvingKey;
 use crate::proof::Proof;
+use crate::query_splits::WitnessClasses;
 use crate::synthesis::{synthesize_circuits, ProvingAssignment};
 
 /// Wall-clock time of each proving phase, summed over the proofs of one call.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PhaseTimings {
     pub synthesis: Duration,
-    /// GPU backend: checks and the split of the scalars on the CPU before the GPU part.
+    /// The split of the scalars on the CPU (the values' classes and B's split, shared by its
+    /// two sums; L's and A's splits are counted in their MSMs), and for the GPU backend the
+    /// checks before the GPU part.
     pub prep: Duration,
     /// GPU backend: waiting for the GPU's locks and VRAM, and the host-to-device copies.
     pub upload: Duration,
@@ -405,28 +408,23 @@ fn prove_one<P: ProvingKey + ?Sized>(
         input_assignment: inputs,
         aux_assignment: aux,
     } = assignment;
-    let num_inputs = inputs.len();
-    let b_input_ones = b_input_density.count_ones();
-
     let h = timed(&mut t.ntt, || compute_h(domain, a, b, c))?;
     let h_sum = timed(&mut t.msm_h, || msm_g1(params.h(), &h, None))?;
     drop(h);
-    let l_sum = timed(&mut t.msm_l, || msm_g1(params.l(), &aux, None))?;
-    let (a_bases_inputs, a_bases_aux) = params.a().split_at(num_inputs);
-    let a_sum = timed(&mut t.msm_a, || -> Result<_, ProverError> {
-        Ok(msm_g1(a_bases_inputs, &inputs, None)?
-            + msm_g1(a_bases_aux, &aux, Some(&a_aux_density))?)
+    // Each value is classified once; the splits are made one at a time (a dense witness's
+    // split holds most of its values again), and B's serves both of B's sums.
+    let classes = timed(&mut t.prep, || WitnessClasses::of(&inputs, &aux));
+    let l_sum = timed(&mut t.msm_l, || {
+        msm_g1_split(params.l(), &classes.l(params.l().len())?)
     })?;
-    let (b1_inputs, b1_aux) = params.b_g1().split_at(b_input_ones);
-    let b_g1_sum = timed(&mut t.msm_b_g1, || -> Result<_, ProverError> {
-        Ok(msm_g1(b1_inputs, &inputs, Some(&b_input_density))?
-            + msm_g1(b1_aux, &aux, Some(&b_aux_density))?)
+    let a_sum = timed(&mut t.msm_a, || {
+        msm_g1_split(params.a(), &classes.a(params.a().len(), &a_aux_density)?)
     })?;
-    let (b2_inputs, b2_aux) = params.b_g2().split_at(b_input_ones);
-    let b_g2_sum = timed(&mut t.msm_b_g2, || -> Result<_, ProverError> {
-        Ok(msm_g2(b2_inputs, &inputs, Some(&b_input_density))?
-            + msm_g2(b2_aux, &aux, Some(&b_aux_density))?)
+    let b_split = timed(&mut t.prep, || {
+        classes.b(params.b_g1().len(), &b_input_density, &b_aux_density)
     })?;
+    let b_g1_sum = timed(&mut t.msm_b_g1, || msm_g1_split(params.b_g1(), &b_split))?;
+    let b_g2_sum = timed(&mut t.msm_b_g2, || msm_g2_split(params.b_g2(), &b_split))?;
 
     Ok(timed(&mut t.assembly, || {
         assemble(params, r, s, a_sum, b_g1_sum, b_g2_sum, h_sum, l_sum)

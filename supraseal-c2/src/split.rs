@@ -73,6 +73,11 @@ impl<'a> ScalarClasses<'a> {
         classes
     }
 
+    /// The scalars these are the classes of.
+    pub fn scalars(&self) -> &'a [Scalar] {
+        self.scalars
+    }
+
     /// Whether these are the classes of `scalars`: the same slice, start and length.
     fn describe(&self, scalars: &[Scalar]) -> bool {
         std::ptr::eq(self.scalars, scalars)
@@ -103,6 +108,8 @@ pub enum SplitError {
     LengthMismatch { selected: usize, len: usize },
     #[error("{len} points: more than the GPU's 32-bit indices allow")]
     TooLong { len: usize },
+    #[error("a split of {len} points is malformed: {reason}")]
+    Malformed { len: usize, reason: &'static str },
 }
 
 /// Scalars per parallel task, a multiple of 64 so that tasks start at bitmap word boundaries.
@@ -230,6 +237,49 @@ impl MsmSplit {
     /// The number of scalars equal to one.
     pub fn ones_count(&self) -> usize {
         self.ones.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Whether the fields describe `len` points as [`MsmSplit::build`] makes them: no one bit
+    /// at or past `len`, the others' indices ascending below `len`, one scalar each. A split
+    /// put together by hand that fails this would read points past the query vector.
+    pub fn check(&self) -> Result<(), SplitError> {
+        let malformed = |reason| {
+            Err(SplitError::Malformed {
+                len: self.len,
+                reason,
+            })
+        };
+        if self.ones.len().saturating_mul(64) < self.len {
+            return malformed("its ones bitmap is shorter than its points");
+        }
+        let (full, rest) = (self.len / 64, self.len % 64);
+        let past_end = self.ones[full.min(self.ones.len())..]
+            .iter()
+            .enumerate()
+            .any(|(i, &w)| {
+                if i == 0 && rest > 0 {
+                    w >> rest != 0
+                } else {
+                    w != 0
+                }
+            });
+        if past_end {
+            return malformed("a one bit lies past its points");
+        }
+        if self.other_index.len() != self.other_scalars.len() {
+            return malformed("its others have not one scalar each");
+        }
+        if self.other_index.windows(2).any(|w| w[0] >= w[1]) {
+            return malformed("its others' indices are not ascending");
+        }
+        if self
+            .other_index
+            .last()
+            .is_some_and(|&k| k as usize >= self.len)
+        {
+            return malformed("an other's index lies past its points");
+        }
+        Ok(())
     }
 }
 
@@ -475,6 +525,7 @@ mod tests {
                 let (selected, expected) = reference(&parts);
                 let split = MsmSplit::build(selected.len(), &parts).unwrap();
                 assert_eq!(split, expected, "inputs {n_in}, aux {n_aux}");
+                assert_eq!(split.check(), Ok(()));
                 assert_eq!(
                     split.ones_count()
                         + split.other_index.len()
@@ -500,6 +551,48 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn check_refuses_splits_that_point_past_their_points() {
+        let mut rng = ChaCha20Rng::seed_from_u64(13);
+        let v = scalars(&mut rng, 130);
+        let good = MsmSplit::build(
+            130,
+            &[ScalarPart {
+                scalars: &v,
+                density: None,
+                classes: None,
+            }],
+        )
+        .unwrap();
+        assert!(
+            good.other_index.len() >= 2,
+            "the seed gives others to reorder"
+        );
+        let reason = |split: MsmSplit| match split.check() {
+            Err(SplitError::Malformed { len: 130, reason }) => reason,
+            other => panic!("not refused: {other:?}"),
+        };
+        let mut bad = good.clone();
+        bad.ones[2] |= 1 << 2; // point 130
+        assert!(reason(bad).contains("one bit"));
+        let mut bad = good.clone();
+        bad.ones.push(1);
+        assert!(reason(bad).contains("one bit"));
+        let mut bad = good.clone();
+        bad.ones.truncate(2);
+        assert!(reason(bad).contains("shorter"));
+        let mut bad = good.clone();
+        bad.other_scalars.pop();
+        assert!(reason(bad).contains("one scalar each"));
+        let mut bad = good.clone();
+        bad.other_index.swap(0, 1);
+        assert!(reason(bad).contains("ascending"));
+        let mut bad = good.clone();
+        *bad.other_index.last_mut().unwrap() = 130;
+        assert!(reason(bad).contains("past its points"));
+        assert_eq!(good.check(), Ok(()));
     }
 
     #[test]

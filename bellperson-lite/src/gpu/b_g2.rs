@@ -6,10 +6,11 @@ use std::time::{Duration, Instant};
 
 use blstrs::G2Projective;
 use supraseal_c2::groth16::DeviceParams;
+use supraseal_c2::split::MsmSplit;
 
 use super::witness::HostWitness;
 use crate::error::{panic_message, ProverError};
-use crate::msm::msm_g2;
+use crate::msm::{msm_g2, msm_g2_split};
 use crate::params::ProvingKey;
 use crate::placement::{b_g2_on_gpu_estimate, G2Placement, GpuKernels};
 
@@ -17,8 +18,19 @@ use crate::placement::{b_g2_on_gpu_estimate, G2Placement, GpuKernels};
 /// others), and the time it took.
 pub(super) type CpuG2Sums = Result<(Vec<Option<G2Projective>>, Duration), ProverError>;
 
-/// For the B_G2 thread: per circuit, its witness when its B_G2 sum runs on the CPU.
-pub(super) type G2Inputs = Vec<Option<Arc<HostWitness>>>;
+/// For the B_G2 thread: per circuit whose B_G2 sum runs on the CPU, what it is computed from
+/// (`None` for the others).
+pub(super) type G2Inputs = Vec<Option<G2Input>>;
+
+/// What a circuit's B_G2 sum on the CPU is computed from.
+pub(super) enum G2Input {
+    /// The host split of B's G1 query, whose points are B_G2's in the same order: the values
+    /// are not read again, and the thread holds only the split (for a bit witness, a bitmap
+    /// and a few values), not the witness.
+    Split(Arc<MsmSplit>),
+    /// The witness, for a circuit the GPU splits: read through B's densities.
+    Witness(Arc<HostWitness>),
+}
 
 /// Where B_G2's CPU sums are computed: a thread of its own, whose parallel parts use rayon's
 /// global pool; or, for a proof started inside another rayon pool (the engine runs CRITICAL
@@ -103,17 +115,19 @@ pub(super) fn b_g2_sums<P: ProvingKey + ?Sized>(params: &P, circuits: &G2Inputs)
     let start = Instant::now();
     let mut out = Vec::with_capacity(circuits.len());
     for c in circuits {
-        let Some(c) = c else {
-            out.push(None);
-            continue;
-        };
-        let (b2_inputs, b2_aux) = params
-            .b_g2()
-            .split_at(c.b_input_density.count_ones().min(params.b_g2().len()));
-        out.push(Some(
-            msm_g2(b2_inputs, &c.inputs, Some(&c.b_input_density))?
-                + msm_g2(b2_aux, &c.aux, Some(&c.b_aux_density))?,
-        ));
+        out.push(match c {
+            None => None,
+            Some(G2Input::Split(split)) => Some(msm_g2_split(params.b_g2(), split)?),
+            Some(G2Input::Witness(w)) => {
+                let (b2_inputs, b2_aux) = params
+                    .b_g2()
+                    .split_at(w.b_input_density.count_ones().min(params.b_g2().len()));
+                Some(
+                    msm_g2(b2_inputs, &w.inputs, Some(&w.b_input_density))?
+                        + msm_g2(b2_aux, &w.aux, Some(&w.b_aux_density))?,
+                )
+            }
+        });
     }
     Ok((out, start.elapsed()))
 }

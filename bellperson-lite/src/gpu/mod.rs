@@ -52,7 +52,7 @@ mod b_g2;
 mod device;
 mod witness;
 
-use b_g2::{b_g2_sums, place_b_g2, G2Inputs, G2Worker};
+use b_g2::{b_g2_sums, place_b_g2, G2Input, G2Inputs, G2Worker};
 pub use device::{
     device_matrices, device_params, device_params_with, matrices_ref, streamed_device_matrices,
 };
@@ -240,8 +240,14 @@ where
     // finish.
     let g2_inputs: G2Inputs = witnesses
         .iter()
+        .zip(&host_splits)
         .zip(&on_gpu)
-        .map(|(w, &gpu)| (!gpu).then(|| Arc::clone(w)))
+        .map(|((w, split), &gpu)| {
+            (!gpu).then(|| match split {
+                Some((_, _, b)) => G2Input::Split(Arc::clone(b)),
+                None => G2Input::Witness(Arc::clone(w)),
+            })
+        })
         .collect();
     let uploaded = Arc::new(UploadSignal::new());
     let b_g2 = {
@@ -274,7 +280,11 @@ where
                     },
                 },
                 scalars: match split {
-                    Some((l, a_query, b_g1)) => Scalars::Split { l, a_query, b_g1 },
+                    Some((l, a_query, b_g1)) => Scalars::Split {
+                        l,
+                        a_query,
+                        b_g1: b_g1.as_ref(),
+                    },
                     None => Scalars::Witness(w.view()),
                 },
                 b_g2_on_gpu,
@@ -317,7 +327,7 @@ where
     };
     timings.witness_split_on_gpu = host_splits.iter().filter(|s| s.is_none()).count();
     // The GPU is done with a, b and c, the splits and the witness (the B_G2 thread holds its
-    // own references to the witnesses it reads).
+    // own references to the B splits and witnesses it reads).
     let release = Release::start((evaluations, host_splits, witnesses));
 
     Ok(GpuPending {
