@@ -63,7 +63,9 @@ pub mod timeline;
 pub use backend::fake;
 pub use bellperson_lite;
 pub use config::Config;
-pub use engine::{Engine, EngineStatus, GpuStatus, QueueStatus, ShutdownReport, Submitted};
+pub use engine::{
+    DeviceSrsStatus, Engine, EngineStatus, GpuStatus, QueueStatus, ShutdownReport, Submitted,
+};
 pub use error::EngineError;
 pub use gpu_phases::GpuPhases;
 pub use job::{JobId, JobResult, JobState, JobTimings, Priority, ProofRequest};

@@ -67,8 +67,23 @@ pub struct Gauges {
     pub gpu_busy: Vec<(u32, f64)>,
     /// The GPU ordinals taken out of rotation after repeated faults.
     pub gpus_out_of_rotation: Vec<u32>,
+    /// The parameter sets the GPUs hold, one entry per GPU and set.
+    pub gpu_parameters: Vec<GpuParamsGauge>,
     pub memory_reserved_bytes: u64,
     pub memory_budget_bytes: u64,
+}
+
+/// One parameter set on one GPU, as the metrics show it (plain values, so that this module
+/// needs none of the engine's).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GpuParamsGauge {
+    /// The GPU's ordinal.
+    pub device: u32,
+    pub circuit_id: String,
+    /// Shifted copies of H's bases kept for H's MSM (1: none).
+    pub h_copies: u32,
+    /// VRAM the set holds (0 when streamed per proof).
+    pub bytes: u64,
 }
 
 /// See the module doc.
@@ -237,6 +252,26 @@ impl Metrics {
                 "cuzk_gpu_out_of_rotation{{device=\"{device}\"}} {out_of_rotation}"
             );
         }
+        let _ = writeln!(out, "# HELP cuzk_gpu_h_copies Shifted copies of H's bases a GPU keeps for a parameter set (above 1: H's MSM runs over them).\n# TYPE cuzk_gpu_h_copies gauge");
+        for p in &g.gpu_parameters {
+            let _ = writeln!(
+                out,
+                "cuzk_gpu_h_copies{{device=\"{}\",circuit=\"{}\"}} {}",
+                p.device,
+                escape(&p.circuit_id),
+                p.h_copies
+            );
+        }
+        let _ = writeln!(out, "# HELP cuzk_gpu_params_bytes VRAM a parameter set holds on a GPU (0 when streamed per proof).\n# TYPE cuzk_gpu_params_bytes gauge");
+        for p in &g.gpu_parameters {
+            let _ = writeln!(
+                out,
+                "cuzk_gpu_params_bytes{{device=\"{}\",circuit=\"{}\"}} {}",
+                p.device,
+                escape(&p.circuit_id),
+                p.bytes
+            );
+        }
         let _ = writeln!(out, "# HELP cuzk_proof_duration_seconds Submission to end of completed jobs, per proof kind.\n# TYPE cuzk_proof_duration_seconds histogram");
         for (kind, h) in &v.durations {
             h.render(
@@ -279,6 +314,12 @@ mod tests {
             queue_depth: 3,
             gpu_busy: vec![(0, 0.5), (1, 0.25)],
             gpus_out_of_rotation: vec![1],
+            gpu_parameters: vec![GpuParamsGauge {
+                device: 1,
+                circuit_id: "porep\"32g".into(),
+                h_copies: 6,
+                bytes: 38 << 30,
+            }],
             ..Gauges::default()
         });
         for line in [
@@ -290,6 +331,10 @@ mod tests {
             "cuzk_gpu_busy_fraction{device=\"0\"} 0.5",
             "cuzk_gpu_out_of_rotation{device=\"0\"} 0",
             "cuzk_gpu_out_of_rotation{device=\"1\"} 1",
+            "# TYPE cuzk_gpu_h_copies gauge",
+            "cuzk_gpu_h_copies{device=\"1\",circuit=\"porep\\\"32g\"} 6",
+            "# TYPE cuzk_gpu_params_bytes gauge",
+            "cuzk_gpu_params_bytes{device=\"1\",circuit=\"porep\\\"32g\"} 40802189312",
             "cuzk_proof_duration_seconds_bucket{kind=\"porep\",le=\"0.5\"} 1",
             "cuzk_proof_duration_seconds_bucket{kind=\"porep\",le=\"30\"} 2",
             "cuzk_proof_duration_seconds_count{kind=\"porep\"} 2",

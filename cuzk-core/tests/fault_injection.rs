@@ -11,7 +11,9 @@ use cuzk_core::bellperson_lite::generator::generate_random_parameters;
 use cuzk_core::bellperson_lite::verifier::{prepare_verifying_key, verify_proof};
 use cuzk_core::bellperson_lite::Parameters;
 use cuzk_core::fake::{FakeDevice, Fault};
-use cuzk_core::{CircuitProofs, Config, Engine, JobResult, JobState, Partition, Priority};
+use cuzk_core::{
+    CircuitProofs, Config, DeviceSrsStatus, Engine, JobResult, JobState, Partition, Priority,
+};
 use cuzk_core::{JobId, ProofRequest};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -210,5 +212,38 @@ async fn transient_faults_do_not_take_a_device_out_of_rotation() {
     let status = engine.status();
     assert!(status.gpus.iter().all(|g| !g.out_of_rotation), "{status:?}");
     assert_proved(&prove(&engine, 3).await, &p, 3);
+    engine.shutdown(Duration::from_secs(30)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_device_lists_the_parameter_sets_it_holds_until_they_are_evicted() {
+    let device = FakeDevice::new(0, 1);
+    let (engine, p) = engine(&[Arc::clone(&device)]);
+    let held_now = || engine.status().gpus[0].parameters.clone();
+    assert!(held_now().is_empty(), "nothing proved yet");
+
+    assert_proved(&prove(&engine, 1).await, &p, 1);
+    // The fake proves with the host's set in place: resident, no copies of H, no VRAM.
+    let held = DeviceSrsStatus {
+        circuit_id: "mix-7".into(),
+        resident: true,
+        h_copies: 1,
+        device_bytes: 0,
+    };
+    assert_eq!(held_now(), [held]);
+    let metrics = engine.metrics();
+    for line in [
+        "cuzk_gpu_h_copies{device=\"0\",circuit=\"mix-7\"} 1",
+        "cuzk_gpu_params_bytes{device=\"0\",circuit=\"mix-7\"} 0",
+    ] {
+        assert!(
+            metrics.lines().any(|l| l == line),
+            "missing `{line}` in:\n{metrics}"
+        );
+    }
+
+    engine.evict_srs("mix-7").unwrap();
+    assert!(held_now().is_empty(), "evicted");
+    assert!(!engine.metrics().contains("circuit=\"mix-7\""));
     engine.shutdown(Duration::from_secs(30)).await;
 }

@@ -447,6 +447,15 @@ pub fn print_status(s: &proto::GetStatusResponse) {
                 ""
             }
         );
+        for p in &g.parameters {
+            println!(
+                "  parameters {}: {}, {} MiB of VRAM, h_copies {}",
+                p.circuit_id,
+                if p.resident { "resident" } else { "streamed" },
+                p.device_bytes >> 20,
+                p.h_copies
+            );
+        }
     }
     if s.gpus.is_empty() {
         println!("no GPU in use (CPU provers)");
@@ -481,6 +490,10 @@ pub fn status_json(s: &proto::GetStatusResponse) -> serde_json::Value {
             "vram_total_bytes": g.vram_total_bytes, "vram_free_bytes": g.vram_free_bytes,
             "busy_fraction": g.busy_fraction, "out_of_rotation": g.out_of_rotation,
             "job_ids_in_hand": g.job_ids_in_hand,
+            "parameters": g.parameters.iter().map(|p| serde_json::json!({
+                "circuit_id": p.circuit_id, "resident": p.resident,
+                "h_copies": p.h_copies, "device_bytes": p.device_bytes,
+            })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
         "queues": s.queues.iter().map(|q| serde_json::json!({
             "proof_kind": q.proof_kind, "pending": q.pending, "in_progress": q.in_progress,

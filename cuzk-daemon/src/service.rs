@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use cuzk_core::srs::{SrsError, SrsTier};
-use cuzk_core::{Engine, EngineError, JobId, JobResult, JobState};
+use cuzk_core::{Engine, EngineError, GpuStatus, JobId, JobResult, JobState};
 use tonic::{Request, Response, Status};
 
 use crate::kinds::Kinds;
@@ -54,6 +54,32 @@ fn engine_status(e: EngineError) -> Status {
         EngineError::Spawn { .. } | EngineError::Gpu { .. } | EngineError::NoSuchGpu { .. } => {
             Status::internal(e.to_string())
         }
+    }
+}
+
+/// A GPU's line in GetStatus.
+fn gpu_status(g: &GpuStatus) -> proto::GpuStatus {
+    let first = g.in_hand.first();
+    proto::GpuStatus {
+        ordinal: g.ordinal,
+        name: g.name.clone(),
+        vram_total_bytes: g.vram_total_bytes,
+        vram_free_bytes: g.vram_free_bytes,
+        current_job_id: first.map(|j| j.0.clone()).unwrap_or_default(),
+        current_proof_kind: first.map(|j| j.1.clone()).unwrap_or_default(),
+        out_of_rotation: g.out_of_rotation,
+        job_ids_in_hand: g.in_hand.iter().map(|j| j.0.clone()).collect(),
+        busy_fraction: g.busy_fraction,
+        parameters: g
+            .parameters
+            .iter()
+            .map(|p| proto::DeviceSrs {
+                circuit_id: p.circuit_id.clone(),
+                resident: p.resident,
+                h_copies: p.h_copies,
+                device_bytes: p.device_bytes,
+            })
+            .collect(),
     }
 }
 
@@ -191,21 +217,7 @@ impl ProvingEngine for Service {
             .map_err(|e| Status::internal(format!("the status task failed: {e}")))?;
         let pinned = PINNED_PER_GPU * s.gpus.len() as u64;
         Ok(Response::new(proto::GetStatusResponse {
-            gpus: s
-                .gpus
-                .iter()
-                .map(|g| proto::GpuStatus {
-                    ordinal: g.ordinal,
-                    name: g.name.clone(),
-                    vram_total_bytes: g.vram_total_bytes,
-                    vram_free_bytes: g.vram_free_bytes,
-                    current_job_id: g.in_hand.first().map(|j| j.0.clone()).unwrap_or_default(),
-                    current_proof_kind: g.in_hand.first().map(|j| j.1.clone()).unwrap_or_default(),
-                    out_of_rotation: g.out_of_rotation,
-                    job_ids_in_hand: g.in_hand.iter().map(|j| j.0.clone()).collect(),
-                    busy_fraction: g.busy_fraction,
-                })
-                .collect(),
+            gpus: s.gpus.iter().map(gpu_status).collect(),
             loaded_srs: s
                 .srs
                 .iter()
@@ -274,5 +286,55 @@ impl ProvingEngine for Service {
             was_loaded,
             freed_bytes,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cuzk_core::DeviceSrsStatus;
+
+    /// Each set a GPU holds reaches GetStatus as the engine reports it.
+    #[test]
+    fn a_gpus_parameter_sets_reach_get_status() {
+        let held = |circuit_id: &str, resident, h_copies, device_bytes| DeviceSrsStatus {
+            circuit_id: circuit_id.into(),
+            resident,
+            h_copies,
+            device_bytes,
+        };
+        let g = gpu_status(&GpuStatus {
+            ordinal: 1,
+            name: "GPU".into(),
+            vram_total_bytes: 80 << 30,
+            vram_free_bytes: 20 << 30,
+            busy_fraction: 0.5,
+            out_of_rotation: false,
+            in_hand: vec![("job-1".into(), "porep".into())],
+            parameters: vec![
+                held("porep-32g", true, 6, 38 << 30),
+                held("wpost-32g", false, 1, 0),
+            ],
+        });
+        let sets: Vec<_> = g
+            .parameters
+            .iter()
+            .map(|p| {
+                (
+                    p.circuit_id.as_str(),
+                    p.resident,
+                    p.h_copies,
+                    p.device_bytes,
+                )
+            })
+            .collect();
+        assert_eq!(
+            sets,
+            [("porep-32g", true, 6, 38 << 30), ("wpost-32g", false, 1, 0)]
+        );
+        assert_eq!(
+            (g.current_job_id.as_str(), g.current_proof_kind.as_str()),
+            ("job-1", "porep")
+        );
     }
 }

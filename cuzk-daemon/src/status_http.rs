@@ -75,6 +75,12 @@ fn status_json(s: &cuzk_core::EngineStatus) -> serde_json::Value {
             "busy_fraction": g.busy_fraction,
             "out_of_rotation": g.out_of_rotation,
             "jobs_in_hand": g.in_hand.iter().map(|(id, _)| id).collect::<Vec<_>>(),
+            "parameters": g.parameters.iter().map(|p| serde_json::json!({
+                "circuit_id": p.circuit_id,
+                "resident": p.resident,
+                "h_copies": p.h_copies,
+                "device_bytes": p.device_bytes,
+            })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
         "queues": s.queues.iter().map(|q| serde_json::json!({
             "kind": q.kind, "pending": q.pending, "in_progress": q.in_progress,
@@ -106,6 +112,7 @@ fn status_json(s: &cuzk_core::EngineStatus) -> serde_json::Value {
 mod tests {
     use super::*;
     use cuzk_core::native_witness::{NativeWitnessState, NativeWitnessStatus};
+    use cuzk_core::{DeviceSrsStatus, GpuStatus};
 
     /// Whether each circuit id's native witness is used, and why not where it is not.
     #[test]
@@ -131,5 +138,38 @@ mod tests {
         assert_eq!(n[0]["uses"], 7);
         assert_eq!(n[1]["state"], "refused");
         assert!(n[1]["reason"].as_str().unwrap().contains("index 3"));
+    }
+
+    /// Each GPU lists the parameter sets it holds, with residency, H's copies and VRAM.
+    #[test]
+    fn status_lists_each_gpus_parameter_sets() {
+        let status = cuzk_core::EngineStatus {
+            gpus: vec![GpuStatus {
+                ordinal: 0,
+                name: "GPU".into(),
+                vram_total_bytes: 80 << 30,
+                vram_free_bytes: 20 << 30,
+                busy_fraction: 0.0,
+                out_of_rotation: false,
+                in_hand: Vec::new(),
+                parameters: vec![DeviceSrsStatus {
+                    circuit_id: "porep-32g".into(),
+                    resident: true,
+                    h_copies: 6,
+                    device_bytes: 38 << 30,
+                }],
+            }],
+            ..Default::default()
+        };
+        let json = status_json(&status);
+        assert_eq!(
+            json["gpus"][0]["parameters"],
+            serde_json::json!([{
+                "circuit_id": "porep-32g",
+                "resident": true,
+                "h_copies": 6,
+                "device_bytes": 38u64 << 30,
+            }])
+        );
     }
 }

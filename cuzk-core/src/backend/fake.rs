@@ -8,7 +8,7 @@
 //! devices[0].fail_next(Fault::DeviceFault, u32::MAX); // device 0 fails from now on
 //! ```
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,7 +18,9 @@ use parking_lot::Mutex;
 use supraseal_c2::CudaError;
 
 use super::cpu::prove_traced;
-use super::{Finished, GpuStatus, PartitionInputs, PendingProof, ProvingBackend, Started};
+use super::{
+    DeviceSrsStatus, Finished, GpuStatus, PartitionInputs, PendingProof, ProvingBackend, Started,
+};
 use crate::partition_error::PartitionError;
 use crate::scheduler::QueuedPartition;
 use crate::shared::Shared;
@@ -52,6 +54,10 @@ pub struct FakeDevice {
     /// How long each start half takes at least (a stand-in for kernels, so that tests can
     /// hold a device busy).
     start_time: Mutex<Duration>,
+    /// The circuit ids whose parameter sets it holds: taken when a partition of the circuit
+    /// first reaches it and dropped on eviction, as a GPU puts a set on the device and drops
+    /// it, so that tests see the status a GPU gives.
+    circuits: Mutex<BTreeSet<String>>,
 }
 
 impl FakeDevice {
@@ -64,6 +70,7 @@ impl FakeDevice {
             script: Mutex::default(),
             started: AtomicU64::new(0),
             start_time: Mutex::new(Duration::ZERO),
+            circuits: Mutex::default(),
         })
     }
 
@@ -160,6 +167,8 @@ impl ProvingBackend for FakeDevice {
         inputs: PartitionInputs<'_>,
     ) -> Result<Started, PartitionError> {
         let ordinal = self.ordinal as i32;
+        // Before the faults, as a GPU puts the set on the device before its kernels run.
+        self.circuits.lock().insert(inputs.srs.circuit_id.clone());
         let fault = self.take_fault();
         let injected = format!("fake device {}: injected fault", self.ordinal);
         // The errors a GPU half gives for these, classified as the GPU backend's are.
@@ -203,7 +212,28 @@ impl ProvingBackend for FakeDevice {
             busy_fraction: 0.0,
             out_of_rotation: false,
             in_hand: Vec::new(),
+            parameters: self.parameters(),
         })
+    }
+
+    /// The sets it holds. It proves with the host's copy in place: nothing is streamed per
+    /// proof (resident) and no device memory is taken (0 bytes, as its VRAM is 0), without
+    /// shifted copies of H's bases (1).
+    fn parameters(&self) -> Vec<DeviceSrsStatus> {
+        self.circuits
+            .lock()
+            .iter()
+            .map(|circuit_id| DeviceSrsStatus {
+                circuit_id: circuit_id.clone(),
+                resident: true,
+                h_copies: 1,
+                device_bytes: 0,
+            })
+            .collect()
+    }
+
+    fn evict(&self, circuit_id: &str) {
+        self.circuits.lock().remove(circuit_id);
     }
 
     fn inject_faults(&self, count: u32) -> bool {

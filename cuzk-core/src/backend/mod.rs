@@ -54,6 +54,25 @@ pub struct GpuStatus {
     pub out_of_rotation: bool,
     /// (job id, kind) of each partition its workers hold now.
     pub in_hand: Vec<(String, String)>,
+    /// The parameter sets the device holds (put there when the first partition of their
+    /// circuit reached it, dropped when the set is evicted), by circuit id.
+    pub parameters: Vec<DeviceSrsStatus>,
+}
+
+/// One parameter set as a device holds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceSrsStatus {
+    pub circuit_id: String,
+    /// Whether its query vectors stay in VRAM; otherwise every proof streams them from host
+    /// memory, which costs a copy of the whole set per proof (a budget too small for it).
+    pub resident: bool,
+    /// How many shifted copies of H's bases the device keeps: above 1, H's MSM (the largest of
+    /// a proof) runs its windows over them and is faster. Chosen automatically, as many as fit
+    /// a quarter of the VRAM budget beside the set; 1 when none fit or the set is streamed.
+    pub h_copies: u32,
+    /// The VRAM the set holds while it stays on the device, copies included (0 when
+    /// streamed): what it leaves out of the budget for proofs.
+    pub device_bytes: u64,
 }
 
 /// What a backend's start half is given of a synthesized partition.
@@ -146,6 +165,12 @@ pub(crate) trait ProvingBackend: Send + Sync {
     /// driver call: cheap enough for every metrics scrape).
     fn busy_ns(&self) -> u64 {
         0
+    }
+
+    /// For a device: the parameter sets it holds, by circuit id (no driver call, and not
+    /// held up by a set being put on the device: cheap enough for every metrics scrape).
+    fn parameters(&self) -> Vec<DeviceSrsStatus> {
+        Vec::new()
     }
 
     /// Drops what it keeps of a parameter set (device copies).
@@ -242,6 +267,13 @@ impl Backends {
                 let fraction = if wall > 0.0 { ns as f64 / wall } else { 0.0 };
                 (ordinal, fraction.min(1.0))
             })
+            .collect()
+    }
+
+    /// Per device: its ordinal and the parameter sets it holds.
+    pub(crate) fn gpu_parameters(&self) -> Vec<(u32, Vec<DeviceSrsStatus>)> {
+        self.iter()
+            .filter_map(|b| Some((b.prover.ordinal()?, b.prover.parameters())))
             .collect()
     }
 

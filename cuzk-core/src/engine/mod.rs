@@ -37,7 +37,7 @@ use crate::timeline::{Recorder, Timeline};
 
 mod status;
 
-pub use crate::backend::GpuStatus;
+pub use crate::backend::{DeviceSrsStatus, GpuStatus};
 pub use status::{EngineStatus, QueueStatus};
 
 /// A job accepted by [`Engine::submit`].

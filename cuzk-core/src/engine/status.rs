@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::job::JobState;
-use crate::metrics::Gauges;
+use crate::metrics::{Gauges, GpuParamsGauge};
 use crate::srs::SrsStatus;
 
 use super::Engine;
@@ -95,6 +95,19 @@ impl Engine {
             gpu_workers: self.backends.gpu_workers(),
             gpu_busy: self.backends.gpu_busy(s.metrics.uptime()),
             gpus_out_of_rotation: self.backends.gpus_out_of_rotation(),
+            gpu_parameters: self
+                .backends
+                .gpu_parameters()
+                .into_iter()
+                .flat_map(|(device, sets)| {
+                    sets.into_iter().map(move |set| GpuParamsGauge {
+                        device,
+                        circuit_id: set.circuit_id,
+                        h_copies: set.h_copies,
+                        bytes: set.device_bytes,
+                    })
+                })
+                .collect(),
             memory_reserved_bytes: s.budget.used(),
             memory_budget_bytes: s.budget.total(),
         })

@@ -149,6 +149,18 @@ impl DeviceParams {
         self.device
     }
 
+    /// The device memory the resident vectors hold, as the library lays them out in one block
+    /// (`make_params` in `cuda/src/groth16/params.cu`): h, then H's `h_copies() - 1` shifted
+    /// copies, then l, a, b_g1, and b_g2 (as many points as b_g1) when [`Self::has_b_g2`]; G1
+    /// points are `blst_p1_affine` (96 bytes), G2 points `blst_p2_affine` (192). 0 when
+    /// streamed: the staging buffer a proof streams through is that proof's, freed with it.
+    pub fn device_bytes(&self) -> u64 {
+        if !self.is_resident() {
+            return 0;
+        }
+        resident_bytes(self.lens, self.h_copies(), self.has_b_g2)
+    }
+
     /// The lengths of h, l, a and b_g1.
     pub fn lens(&self) -> [usize; 4] {
         self.lens
@@ -186,10 +198,43 @@ impl DeviceParams {
     }
 }
 
+/// The bytes of a resident set's block (see [`DeviceParams::device_bytes`]): G1Affine and
+/// G2Affine have the library's point layouts (asserted in the msm module).
+fn resident_bytes(lens: [usize; 4], h_copies: u32, has_b_g2: bool) -> u64 {
+    let g1 = std::mem::size_of::<G1Affine>() as u64;
+    let g2 = std::mem::size_of::<G2Affine>() as u64;
+    let [h, l, a, b_g1] = lens.map(|n| n as u64);
+    // At least the one h the library always places, whatever the copies.
+    let g1_points = h * u64::from(h_copies.max(1)) + l + a + b_g1;
+    let g2_points = if has_b_g2 { b_g1 } else { 0 };
+    g1_points * g1 + g2_points * g2
+}
+
 impl Drop for DeviceParams {
     fn drop(&mut self) {
         // SAFETY: created by cuzk_groth16_params_create, destroyed once; no proof uses it (a
         // proof borrows the DeviceParams for its whole GPU part).
         unsafe { ffi::cuzk_groth16_params_destroy(self.ptr.as_ptr()) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resident_bytes_follow_the_library_layout() {
+        // h, l, a, b_g1 of 96-byte points; b_g2 of 192-byte ones when on the device.
+        assert_eq!(resident_bytes([7, 3, 5, 4], 1, false), (7 + 3 + 5 + 4) * 96);
+        assert_eq!(
+            resident_bytes([7, 3, 5, 4], 1, true),
+            (7 + 3 + 5 + 4) * 96 + 4 * 192
+        );
+        // Each of H's copies is another h.
+        assert_eq!(
+            resident_bytes([7, 3, 5, 4], 13, true),
+            (13 * 7 + 3 + 5 + 4) * 96 + 4 * 192
+        );
+        assert_eq!(resident_bytes([0, 0, 0, 0], 1, true), 0);
     }
 }

@@ -4,7 +4,7 @@
 //! budget) and the parameter sets and constraint matrices put on it (the first time a
 //! partition of their circuit reaches it, kept until the set changes or is evicted).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -16,6 +16,7 @@ use parking_lot::Mutex;
 use supraseal_c2::device::{device_count, device_info, DeviceInfo};
 use supraseal_c2::groth16::{DeviceMatrices, DeviceParams, GpuLocks, Residency};
 
+use crate::backend::DeviceSrsStatus;
 use crate::config::{ByteSize, Config, G2Placement, SplitPlacement};
 use crate::error::EngineError;
 use crate::partition_error::PartitionError;
@@ -74,6 +75,10 @@ pub(crate) struct GpuDevice {
     pub scalar_splits: SplitPlacement,
     /// Parameter sets on this device, by circuit id.
     params: Mutex<DeviceCopies>,
+    /// How each set in `params` is held, for the status, changed only under `params`' lock:
+    /// that lock stays taken while a set is put on the device (seconds for a large one), and
+    /// the status and metrics must not wait for an upload.
+    params_held: Mutex<BTreeMap<String, DeviceSrsStatus>>,
     /// Constraint matrices on this device, by circuit id (`gpus.matrices_on_gpu`).
     matrices: Mutex<DeviceMatrixCopies>,
     /// The compute lock's busy time when the engine started.
@@ -102,17 +107,25 @@ impl GpuDevice {
                 ordinal: self.info.ordinal,
                 source,
             })?;
+        let held = DeviceSrsStatus {
+            circuit_id: srs.circuit_id.clone(),
+            resident: on_device.device.is_resident(),
+            h_copies: on_device.device.h_copies(),
+            device_bytes: on_device.device.device_bytes(),
+        };
         tracing::info!(
             circuit = srs.circuit_id.as_str(),
             device = self.info.ordinal,
-            resident = on_device.device.is_resident(),
-            h_copies = on_device.device.h_copies(),
+            resident = held.resident,
+            h_copies = held.h_copies,
+            bytes = held.device_bytes,
             "parameters on the GPU (h_copies > 1: H's MSM runs over shifted copies of its bases)"
         );
         cache.insert(
             srs.circuit_id.clone(),
             (Arc::clone(&srs.params), Arc::clone(&on_device)),
         );
+        self.params_held.lock().insert(srs.circuit_id.clone(), held);
         Ok(on_device)
     }
 
@@ -178,8 +191,16 @@ impl GpuDevice {
 
     /// Drops this device's copies of a parameter set and its matrices.
     pub fn drop_copies(&self, circuit_id: &str) {
-        self.params.lock().remove(circuit_id);
+        let mut params = self.params.lock();
+        params.remove(circuit_id);
+        self.params_held.lock().remove(circuit_id);
+        drop(params);
         self.matrices.lock().remove(circuit_id);
+    }
+
+    /// The parameter sets on this device and how each is held, by circuit id.
+    pub fn held_params(&self) -> Vec<DeviceSrsStatus> {
+        self.params_held.lock().values().cloned().collect()
     }
 
     /// Nanoseconds the compute lock was held since the engine started.
@@ -289,6 +310,7 @@ pub(crate) fn open_devices(config: &Config) -> Result<Vec<Arc<GpuDevice>>, Engin
                 b_g2: config.gpus.b_g2,
                 scalar_splits: config.gpus.scalar_splits,
                 params: Mutex::default(),
+                params_held: Mutex::default(),
                 matrices: Mutex::default(),
                 busy_at_start_ns,
                 injected_faults: AtomicU32::new(0),

@@ -18,7 +18,9 @@ use bellperson_lite::gpu::{
 use bellperson_lite::{Parameters, ProverError};
 use supraseal_c2::CudaError;
 
-use super::{Finished, GpuStatus, PartitionInputs, PendingProof, ProvingBackend, Started};
+use super::{
+    DeviceSrsStatus, Finished, GpuStatus, PartitionInputs, PendingProof, ProvingBackend, Started,
+};
 use crate::config::Config;
 use crate::error::EngineError;
 use crate::gpu_phases::GpuPhases;
@@ -301,11 +303,16 @@ impl ProvingBackend for GpuDevice {
             busy_fraction: self.busy_fraction(uptime.as_nanos() as u64),
             out_of_rotation: false,
             in_hand: self.in_hand(),
+            parameters: self.held_params(),
         })
     }
 
     fn busy_ns(&self) -> u64 {
         self.compute_busy_ns()
+    }
+
+    fn parameters(&self) -> Vec<DeviceSrsStatus> {
+        self.held_params()
     }
 
     fn evict(&self, circuit_id: &str) {
