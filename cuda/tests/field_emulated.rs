@@ -23,7 +23,7 @@ fn field_and_g1_arithmetic_match_big_integers_on_the_cpu() {
             "G1: ",
             "host Fp: ",
             "host Fp2: ",
-            "host combine_windows: "
+            "host combine_windows and window_sum: "
         ]
         .iter()
         .all(|line| stdout.contains(line)),

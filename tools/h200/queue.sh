@@ -105,7 +105,7 @@ step() {
   msm) $B/bench/bench_msm --json $R/msm.json 22 24 26 g2:24 ;;
   msm-g2w) $B/bench/bench_msm --json $R/msm-g2w.json --windows 16,18,20 g2:24 ;;
   ncu-g2) ncu --clock-control none --metrics gpu__time_duration.sum --csv --log-file $R/ncu-g2.csv \
-      -k regex:'chunk_kernel|finish|running_sums|reduce_kernel|window_sums|combine_kernel' \
+      -k regex:'chunk_kernel|finish|running_sums|block_sums' \
       -c 40 $B/bench/bench_msm g2:24 && python3 $T/ncusum.py $R/ncu-g2.csv ;;
   ntt) $B/bench/bench_ntt --json $R/ntt.json 20 24 27 ;;
   # The NTT before and after a kernel change, alternating, in one call: bench_ntt_before is

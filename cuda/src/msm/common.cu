@@ -10,46 +10,30 @@ namespace cuzk::msm {
 
 namespace {
 
-// out[g][o] = sum of in[g][o*fan .. min(len, (o+1)*fan)) for g < groups, o < ceil(len/fan).
-// One thread per output: the arrays summed here are small (partial sums), so a plain
-// sequential loop per thread is enough.
-template <class X>
-__global__ void reduce_kernel(const X* in, size_t groups, size_t len, size_t fan, X* out) {
-    const size_t out_len = (len + fan - 1) / fan;
-    const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    if (t >= groups * out_len) return;
-    const size_t g = t / out_len, o = t % out_len;
-    const size_t begin = o * fan;
-    const size_t end = begin + fan < len ? begin + fan : len;
-    X acc = X::inf();
-    for (size_t i = begin; i < end; i++) acc = acc.add(in[g * len + i]);
-    out[t] = acc;
-}
+// Threads of block_sums_kernel.
+constexpr unsigned TREE_THREADS = 128;
 
-// Threads of row_tail_kernel: a row of at most 4 x TAIL_THREADS accumulators, one block.
-constexpr unsigned TAIL_THREADS = 128;
-
-// out[g] = sum of in[g][0 .. len) for len <= 4 TAIL_THREADS: block g, each thread summing at
-// most four elements strided by the block, then a tree of pairs in shared memory. Its chain
-// is at most three additions, then one a halving (log2 TAIL_THREADS of them), in one launch;
-// reduce_kernel would take a launch per fourfold step, each a chain of four (about 55 us
-// apiece in a warp alone, Nsight Compute, H100, 2026-12-06). Shared memory: TAIL_THREADS
+// out[g * gridDim.x + b] = sum of in[g][b * span .. min(len, (b + 1) * span)), for block (b, g):
+// each thread sums the span's elements strided by the block (span / TREE_THREADS of them), then
+// the block sums those in a tree of pairs in shared memory. Its chain of dependent additions is
+// span / TREE_THREADS, then one a halving (log2 TREE_THREADS). Shared memory: TREE_THREADS
 // accumulators, 24 KB for G1 and 48 KB (the static limit) for G2.
 template <class X>
-__global__ void __launch_bounds__(TAIL_THREADS) row_tail_kernel(const X* in, size_t len, X* out) {
-    extern __shared__ __align__(16) unsigned char tail_shared[];
-    X* partial = reinterpret_cast<X*>(tail_shared);
+__global__ void __launch_bounds__(TREE_THREADS) block_sums_kernel(const X* in, size_t len, size_t span, X* out) {
+    extern __shared__ __align__(16) unsigned char tree_shared[];
+    X* partial = reinterpret_cast<X*>(tree_shared);
     const unsigned t = threadIdx.x;
-    const X* row = in + blockIdx.x * len;
+    const X* row = in + blockIdx.y * len;
+    const size_t begin = blockIdx.x * span, end = begin + span < len ? begin + span : len;
     X acc = X::inf();
-    for (size_t i = t; i < len; i += TAIL_THREADS) acc = acc.add(row[i]);
+    for (size_t i = begin + t; i < end; i += TREE_THREADS) acc = acc.add(row[i]);
     partial[t] = acc;
     __syncthreads();
-    for (unsigned half = TAIL_THREADS / 2; half > 0; half /= 2) {
+    for (unsigned half = TREE_THREADS / 2; half > 0; half /= 2) {
         if (t < half) partial[t] = partial[t].add(partial[t + half]);
         __syncthreads();
     }
-    if (t == 0) out[blockIdx.x] = partial[0];
+    if (t == 0) out[blockIdx.y * size_t(gridDim.x) + blockIdx.x] = partial[0];
 }
 
 template <class X>
@@ -70,35 +54,31 @@ void to_jacobian(const X* in, typename X::jacobian_t* out, size_t count, cudaStr
 template <class X>
 const X* reduce_rows(const X* in, size_t groups, size_t len, dev_ptr_t<X>& scratch_a, dev_ptr_t<X>& scratch_b,
                      cudaStream_t stream) {
-    // Fan-in 32 while a level has at least 2^20 elements: its launch has work for every SM, so
-    // few levels and few passes over memory are what count. Below that a launch is a chain of
-    // `fan` dependent additions a thread with too few threads to hide it, so fan-in 4 makes
-    // more levels of much shorter chains (for G2, 1.4-1.8 ms a launch became 0.1-0.2).
-    // The last fourfold steps, from 4 TAIL_THREADS elements a row down, are one launch of
-    // row_tail_kernel (a block a row).
-    constexpr size_t WIDE_FAN = 32, NARROW_FAN = 4, WIDE_FROM = size_t(1) << 20;
-    constexpr size_t TAIL_FROM = 4 * size_t(TAIL_THREADS);
-    static_assert(TAIL_THREADS * sizeof(X) <= 48 * 1024, "row_tail_kernel's shared memory needs no opt-in");
+    // Launches of block_sums_kernel, each summing spans of a row into one element a block,
+    // until one is left a row. Below 2^20 elements in all the chains are latency-bound (one
+    // dependent XYZZ addition takes about 13 us for G1 and 50 us for G2 in a warp alone,
+    // Nsight Compute, H100, 2026-12-06), so a span is four elements a thread: each factor of
+    // two costs about 1.2 dependent additions (four strided, then the tree), where fan-in-4
+    // chains of one thread an output cost two (and 65,536 batch-addition partials took four
+    // such launches and a row tail, 27 dependent additions, against 19 now). From 2^20 the
+    // launch is throughput-bound, and 32 elements a thread keep the tree's idle lanes rare.
+    constexpr size_t NARROW = 4 * size_t(TREE_THREADS), WIDE = 32 * size_t(TREE_THREADS);
+    constexpr size_t WIDE_FROM = size_t(1) << 20;
+    static_assert(TREE_THREADS * sizeof(X) <= 48 * 1024, "block_sums_kernel's shared memory needs no opt-in");
     const X* cur = in;
     if (groups == 0) return cur;
+    CUZK_REQUIRE(groups <= 65535, "reduce_rows: more than 65,535 rows");
     bool use_a = true;
     while (len > 1) {
-        if (len <= TAIL_FROM) {
-            dev_ptr_t<X>& dst = use_a ? scratch_a : scratch_b;
-            if (dst.size() < groups) dst = dev_ptr_t<X>(groups, stream);
-            row_tail_kernel<X>
-                <<<unsigned(groups), TAIL_THREADS, TAIL_THREADS * sizeof(X), stream>>>(cur, len, dst.get());
-            CUZK_LAUNCH_CHECK();
-            return dst;
-        }
-        const size_t fan = groups * len >= WIDE_FROM ? WIDE_FAN : NARROW_FAN;
-        const size_t out_len = (len + fan - 1) / fan;
+        const size_t span = groups * len >= WIDE_FROM ? WIDE : NARROW;
+        const size_t per_row = (len + span - 1) / span;
         dev_ptr_t<X>& dst = use_a ? scratch_a : scratch_b;
-        if (dst.size() < groups * out_len) dst = dev_ptr_t<X>(groups * out_len, stream);
-        reduce_kernel<<<blocks_for(groups * out_len, 128), 128, 0, stream>>>(cur, groups, len, fan, dst.get());
+        if (dst.size() < groups * per_row) dst = dev_ptr_t<X>(groups * per_row, stream);
+        block_sums_kernel<X><<<dim3(unsigned(per_row), unsigned(groups)), TREE_THREADS, TREE_THREADS * sizeof(X),
+                               stream>>>(cur, len, span, dst.get());
         CUZK_LAUNCH_CHECK();
         cur = dst;
-        len = out_len;
+        len = per_row;
         use_a = !use_a;
     }
     return cur;

@@ -40,10 +40,12 @@
 //      the buckets are cut into segments of 8 to 64 (as many threads as keep the SMs busy),
 //      one thread per segment sums its running sums, the segments' sums are the next level's
 //      elements (segments of UPPER_SEG), and so on up to one element a window; each level's
-//      row sum, weighted by Horner's rule over the levels (doublings), gives the window's sum;
-//   5. a CPU core combines the windows by Horner's rule (c doublings, one addition per window)
-//      in a host function on the stream, and the result, in blst's Jacobian form, is copied to
-//      the caller's device pointer (msm/host_combine.cuh).
+//      row sum, weighted by Horner's rule over the levels (doublings), gives the window's sum
+//      (on the host, with step 5);
+//   5. a CPU core forms the window sums from the levels' row sums and combines the windows by
+//      Horner's rule (c doublings, one addition per window) in a host function on the stream,
+//      and the result, in blst's Jacobian form, is copied to the caller's device pointer
+//      (msm/host_combine.cuh).
 // No thread adds more than CHUNK points or PIECE partials, whatever the distribution of the
 // scalars.
 //
@@ -355,17 +357,20 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     if (profile) profile->summed.record(stream);
 
     // Step 4: levels of running sums (msm/reduction.cuh), from the buckets up to one element
-    // a window; each level's row sums (Q_k, one a window) are kept in q for the window sums.
+    // a window; each level's row sums (Q_k, one a window) are kept in q's first rows, and the
+    // last level's segment sums (one a window: its buckets' sum) in its last, for the host.
     const level_shifts_t levels = reduction_levels(half, sets);
-    dev_ptr_t<xyzz_t> q(size_t(sets) * levels.count, stream);
+    dev_ptr_t<xyzz_t> q(size_t(sets) * (levels.count + 1), stream);
     dev_ptr_t<xyzz_t> scratch_a, scratch_b;
     dev_ptr_t<xyzz_t> level = std::move(buckets);
     size_t per = half;  // elements a window at this level
     for (uint32_t k = 0; k < levels.count; k++) {
         const uint32_t len = 1u << levels.log2_len[k];
         const size_t segments = sets * (per / len);
-        dev_ptr_t<xyzz_t> sums(segments, stream);
-        running_sums_kernel<xyzz_t><<<blocks_for(segments, 128), 128, 0, stream>>>(level, len, segments, sums);
+        const bool top = k + 1 == levels.count;  // its sums (one a window) go to q's last row
+        dev_ptr_t<xyzz_t> sums(top ? 0 : segments, stream);
+        xyzz_t* const sums_at = top ? q.get() + size_t(levels.count) * sets : sums.get();
+        running_sums_kernel<xyzz_t><<<blocks_for(segments, 128), 128, 0, stream>>>(level, len, segments, sums_at);
         CUZK_LAUNCH_CHECK();
         const xyzz_t* row = reduce_rows<xyzz_t>(level, sets, per, scratch_a, scratch_b, stream);
         CUZK_CUDA_CHECK(cudaMemcpyAsync(q.get() + k * size_t(sets), row, sets * sizeof(xyzz_t),
@@ -375,17 +380,13 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     }
     scratch_a.release();
     scratch_b.release();
-    dev_ptr_t<xyzz_t> windows(sets, stream);
-    window_sums_kernel<xyzz_t><<<blocks_for(sets, 32), 32, 0, stream>>>(q, level, levels, sets, windows);
-    CUZK_LAUNCH_CHECK();
-    q.release();
     level.release();
 
-    // Step 5, on a CPU core (msm/host_combine.cuh), goes on the tail stream when there is one
-    // (see last_step_stream), which frees the window sums there.
+    // The window sums and step 5, on a CPU core (msm/host_combine.cuh), go on the tail stream
+    // when there is one (see last_step_stream), which frees q there.
     const cudaStream_t last = last_step_stream(stream, tail);
-    windows.free_on(last);
-    combine_on_host<G>(windows, sets, c * copies, d_out, last);
+    q.free_on(last);
+    combine_on_host<G>(q, levels, sets, c * copies, d_out, last);
     if (profile) profile->done.record(last);
 }
 

@@ -1,12 +1,12 @@
 // Step 4 of the Pippenger MSM (pippenger.cuh): each window's buckets reduced to sum_d d B_d by
 // levels of running sums in segments.
-// Templates over the group's XYZZ type, included by pippenger.cuh only.
+// Templates over the group's XYZZ type, included by pippenger.cuh, and by host_combine.cuh
+// for window_sum, which runs on the host.
 #pragma once
 
 #include <cstdint>
 
 namespace cuzk::msm {
-namespace {
 
 constexpr uint32_t SEG = 64;          // most elements per segment at the first level (the buckets)
 constexpr uint32_t UPPER_SEG = 8;     // elements per segment at the levels above it, and fewest at the first
@@ -27,28 +27,15 @@ constexpr uint32_t FIRST_LEVEL_THREADS = 1u << 15;
 // (reduce_rows), and the segment sums S are the next level's elements,
 // until one is left per window: sum_j B_j. The window's sum is then
 //     sum_j B_j + Q_0 + L_0 (Q_1 + L_1 (Q_2 + ...)),
-// which window_sums_kernel evaluates by Horner's rule (L_k a power of two: doublings). Every
-// element costs two additions at each level (its running sum, and that added to Q_u), and the
-// levels above the first are 1/64 of it.
+// which window_sum evaluates by Horner's rule (L_k a power of two: doublings), on the host
+// (msm/host_combine.cuh: a chain of about 25 operations a window, 0.37 ms of a sha 2^22
+// proof's kernel time as a one-warp kernel). Every element costs two additions at each level
+// (its running sum, and that added to Q_u), and the levels above the first are 1/64 of it.
 
-// One thread per segment of `len` elements, in place: element d >= 1 of the segment becomes
-// R_d, element 0 becomes infinity, and R_0 (the segment's sum) goes to sums[t]; the level's
-// row sum (reduce_rows over every element) is then Q. One accumulator a thread: half the
-// registers of the form that also sums the running sums, and one chain of `len` additions,
-// at the price of a write-back and a second pass over the level.
-template <class X>
-__global__ void __launch_bounds__(128) running_sums_kernel(X* elems, uint32_t len, size_t total_segments, X* sums) {
-    const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    if (t >= total_segments) return;
-    X* b = elems + t * len;
-    X running = X::inf();
-    for (uint32_t d = len - 1; d > 0; d--) {
-        running = running.add(b[d]);
-        b[d] = running;
-    }
-    sums[t] = running.add(b[0]);
-    b[0] = X::inf();
-}
+// The most row sums the host's end of step 4 takes, (levels + 1) x windows (host_combine.cuh):
+// at most 156 for windows of 4 bits or more (5 bits: 52 windows of 2 levels), which
+// tests/reduction_emulator checks for every width.
+constexpr uint32_t MAX_ROW_SUMS = 256;
 
 // The segment lengths of step 4's levels, as powers of two, first level first.
 struct level_shifts_t {
@@ -81,19 +68,38 @@ inline level_shifts_t reduction_levels(uint32_t half, uint32_t sets) {
     return levels;
 }
 
-// Thread w: window w's sum from the levels' row sums q[k * windows + w] (Q_k) and the last
-// level's single element top[w] (the sum of all its buckets), by Horner's rule over the
-// levels (see above).
+// Window w's sum from the levels' row sums q[k * windows + w] (Q_k) and the last level's
+// single element top[w] (the sum of all its buckets), by Horner's rule over the levels (see
+// above); levels.count >= 1.
 template <class X>
-__global__ void window_sums_kernel(const X* q, const X* top, level_shifts_t levels, uint32_t windows, X* out) {
-    const uint32_t w = blockIdx.x * blockDim.x + threadIdx.x;
-    if (w >= windows) return;
+__host__ __device__ X window_sum(const X* q, const X* top, const level_shifts_t& levels, uint32_t windows, uint32_t w) {
     X acc = q[(levels.count - 1) * size_t(windows) + w];
     for (int k = int(levels.count) - 2; k >= 0; k--) {
         for (uint32_t i = 0; i < levels.log2_len[k]; i++) acc = acc.dbl();
         acc = acc.add(q[k * size_t(windows) + w]);
     }
-    out[w] = acc.add(top[w]);
+    return acc.add(top[w]);
+}
+
+namespace {
+
+// One thread per segment of `len` elements, in place: element d >= 1 of the segment becomes
+// R_d, element 0 becomes infinity, and R_0 (the segment's sum) goes to sums[t]; the level's
+// row sum (reduce_rows over every element) is then Q. One accumulator a thread: half the
+// registers of the form that also sums the running sums, and one chain of `len` additions,
+// at the price of a write-back and a second pass over the level.
+template <class X>
+__global__ void __launch_bounds__(128) running_sums_kernel(X* elems, uint32_t len, size_t total_segments, X* sums) {
+    const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    if (t >= total_segments) return;
+    X* b = elems + t * len;
+    X running = X::inf();
+    for (uint32_t d = len - 1; d > 0; d--) {
+        running = running.add(b[d]);
+        b[d] = running;
+    }
+    sums[t] = running.add(b[0]);
+    b[0] = X::inf();
 }
 
 }  // namespace

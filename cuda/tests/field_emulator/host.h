@@ -18,6 +18,7 @@
 #include "ec/g2.cuh"
 #include "ff/host_mont.cuh"
 #include "msm/combine.cuh"
+#include "msm/reduction.cuh"
 #include "reference.h"
 
 namespace {
@@ -169,8 +170,30 @@ void check_host_combine(std::mt19937_64& rng) {
         const auto got = cuzk::msm::combine_windows(host.data(), windows, c);
         if (!same_bits(got, dev)) fail_host("G2", "combine_windows (c " + std::to_string(c) + ")", dev, &got);
         cases++;
+        // The window sums from the reduction's rows, as the host's step 5 forms them: one window
+        // (shifted copies) and all of them.
+        for (uint32_t sets : {1u, windows}) {
+            const cuzk::msm::level_shifts_t levels = cuzk::msm::reduction_levels(1u << (c - 1), sets);
+            const size_t rows = size_t(levels.count + 1) * sets;
+            std::vector<cuzk::g2_xyzz_t> device_rows(rows);
+            std::vector<host_g2> host_rows(rows);
+            for (size_t i = 0; i < rows; i++) {
+                const fp2_t x{random_fp(), random_fp()}, y{random_fp(), random_fp()}, z{random_fp(), random_fp()};
+                device_rows[i] = cuzk::g2_xyzz_t{x, y, z.sqr(), z.sqr() * z};
+                host_rows[i] = to_host<host_g2>(device_rows[i]);
+            }
+            for (uint32_t w = 0; w < sets; w++) {
+                const auto d = cuzk::msm::window_sum(device_rows.data(), device_rows.data() + rows - sets, levels,
+                                                     sets, w);
+                const auto h = cuzk::msm::window_sum(host_rows.data(), host_rows.data() + rows - sets, levels,
+                                                     sets, w);
+                if (!same_bits(h, d)) fail_host("G2", "window_sum (c " + std::to_string(c) + ")", d, &h);
+            }
+            cases++;
+        }
     }
-    std::printf("host combine_windows: %d cases equal (G1 against the reference, G1 and G2 against the device)\n",
+    std::printf("host combine_windows and window_sum: %d cases equal (G1 against the reference, G1 and G2 against "
+                "the device)\n",
                 cases);
 }
 

@@ -1,7 +1,8 @@
 // Step 4 of the MSM, the bucket reduction by levels of running sums (src/msm/reduction.cuh),
-// run on the CPU: the kernels themselves (running_sums_kernel, window_sums_kernel) over a
-// grid of emulated threads, the levels that msm_device makes (reduction_levels), and the row
-// sums that reduce_rows gives as plain sums. The group is the integers modulo 2^64 under
+// run on the CPU: the kernel itself (running_sums_kernel) over a grid of emulated threads, the
+// levels that msm_device makes (reduction_levels), the row sums that reduce_rows gives as plain
+// sums, and window_sum (which the host's step 5 runs) over msm_device's rows, the last level's
+// sums in the last row. The group is the integers modulo 2^64 under
 // addition (infinity 0, doubling 2x), where every bucket value is a random word: each window's
 // result must be sum_j (j + 1) B_j exactly, for every window width from 4 to 22 bits (2^(c-1)
 // buckets a window) and 1 to 13 windows.
@@ -39,13 +40,16 @@ int check(uint32_t half, uint32_t windows, uint64_t& seed) {
         for (uint32_t j = 0; j < half; j++) want[w] += (j + 1) * level[size_t(w) * half + j].v;
 
     const level_shifts_t levels = reduction_levels(half, windows);
-    std::vector<word_t> q(size_t(windows) * levels.count);
+    // As msm_device's q: the levels' row sums, then the last level's sums.
+    std::vector<word_t> q(size_t(windows) * (levels.count + 1));
     size_t per = half;
     for (uint32_t k = 0; k < levels.count; k++) {
         const uint32_t len = 1u << levels.log2_len[k];
         const size_t segments = windows * (per / len);
         std::vector<word_t> sums(segments);
-        cuda_shims::launch(segments, 128, [&] { running_sums_kernel<word_t>(level.data(), len, segments, sums.data()); });
+        word_t* const sums_at = k + 1 == levels.count ? q.data() + size_t(levels.count) * windows : sums.data();
+        cuda_shims::launch(segments, 128, [&] { running_sums_kernel<word_t>(level.data(), len, segments, sums_at); });
+        if (k + 1 == levels.count) sums.assign(q.end() - windows, q.end());
         for (uint32_t w = 0; w < windows; w++) {  // reduce_rows: each window's row summed
             word_t row = word_t::inf();
             for (size_t i = 0; i < per; i++) row = row.add(level[w * per + i]);
@@ -59,7 +63,7 @@ int check(uint32_t half, uint32_t windows, uint64_t& seed) {
         return int(windows);
     }
     std::vector<word_t> out(windows);
-    cuda_shims::launch(windows, 32, [&] { window_sums_kernel<word_t>(q.data(), level.data(), levels, windows, out.data()); });
+    for (uint32_t w = 0; w < windows; w++) out[w] = window_sum(q.data(), q.data() + size_t(levels.count) * windows, levels, windows, w);
     int wrong = 0;
     for (uint32_t w = 0; w < windows; w++) {
         if (out[w].v == want[w]) continue;
@@ -87,6 +91,18 @@ int main(int argc, char** argv) {
         std::printf("FAIL first_segment(%u, %u) = %u, not %u\n", f.half, f.sets, first_segment(f.half, f.sets), f.seg);
         failures++;
     }
+    // The host's combination holds MAX_ROW_SUMS row sums: enough for every window width and
+    // count of sets (windows sharing buckets) an MSM can have.
+    uint32_t most_rows = 0;
+    for (uint32_t c = 4; c <= 22; c++)
+        for (uint32_t sets = 1; sets <= (256 + c - 1) / c; sets++) {
+            const uint32_t rows = (reduction_levels(1u << (c - 1), sets).count + 1) * sets;
+            if (rows > most_rows) most_rows = rows;
+        }
+    if (most_rows > MAX_ROW_SUMS) {
+        std::printf("FAIL %u row sums, more than MAX_ROW_SUMS (%u)\n", most_rows, MAX_ROW_SUMS);
+        failures++;
+    }
     int windows_checked = 0, most_levels = 0;
     for (uint32_t c = 4; c <= 22; c++) {
         const uint32_t half = 1u << (c - 1);
@@ -98,7 +114,7 @@ int main(int argc, char** argv) {
         }
         if (int(reduction_levels(half, 1).count) > most_levels) most_levels = int(reduction_levels(half, 1).count);
     }
-    std::printf("reduction: %d windows of 8 to 2^21 buckets, up to %d levels, %d failures\n", windows_checked,
-                most_levels, failures);
+    std::printf("reduction: %d windows of 8 to 2^21 buckets, up to %d levels, at most %u row sums, %d failures\n",
+                windows_checked, most_levels, most_rows, failures);
     return failures == 0 ? 0 : 1;
 }
