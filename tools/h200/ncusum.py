@@ -19,21 +19,27 @@ with opener(path, "rt") as f:
 head = rows[0]
 name_at, unit_at, value_at = head.index("Kernel Name"), head.index("Metric Unit"), head.index("Metric Value")
 scale = {"nsecond": 1e-6, "ns": 1e-6, "usecond": 1e-3, "us": 1e-3, "msecond": 1.0, "ms": 1.0, "second": 1e3, "s": 1e3}
+# Kernels are told apart by their full names (G1 and G2 instances of one template share the
+# first 60 characters) and shown by those characters, "[G2]" marking the G2 ones.
+def is_g2(name):
+    return "g2_t" in name or "fp2" in name
+
+
 per = defaultdict(lambda: [0, 0.0])
 for r in rows[1:]:
     if len(r) <= value_at:
         continue
     ms = float(r[value_at].replace(",", "")) * scale[r[unit_at]]
-    per[r[name_at][:60]][0] += 1
-    per[r[name_at][:60]][1] += ms
+    per[r[name_at]][0] += 1
+    per[r[name_at]][1] += ms
 total = sum(v[1] for v in per.values())
 print(f"{path}: {total:.1f} ms of kernels, {sum(v[0] for v in per.values())} launches")
 for name, (n, ms) in sorted(per.items(), key=lambda kv: -kv[1][1])[:12]:
-    print(f"  {ms:9.1f} ms  {n:6d}x  {name}")
+    print(f"  {ms:9.1f} ms  {n:6d}x  {name[:60]}{' [G2]' if is_g2(name) else ''}")
 if len(sys.argv) == 4:
     parts, proofs = int(sys.argv[2]), int(sys.argv[3])
     one_time = sum(ms for name, (n, ms) in per.items() if "shift_bases" in name)
-    g2 = sum(ms for name, (n, ms) in per.items() if "g2_t" in name or "fp2" in name)
+    g2 = sum(ms for name, (n, ms) in per.items() if is_g2(name))
     rest = total - one_time - g2
     print(f"per proof: {rest / parts:.2f} ms without B_G2 (over {parts} GPU parts), "
           f"B_G2 {g2 / proofs:.2f} ms (over {proofs} full proofs), {rest / parts + g2 / proofs:.2f} ms in all; "
