@@ -63,11 +63,14 @@ pub fn msm_g2(
 /// queries) share one split instead of reading the values once each. `bases` needs at least
 /// `split.len` points.
 pub fn msm_g1_split(bases: &[G1Affine], split: &MsmSplit) -> Result<G1Projective, ProverError> {
+    // Its fields are public: one not made by MsmSplit::build could point past the bases.
+    split.check()?;
     sum_split::<G1Curve>(bases, split)
 }
 
 /// [`msm_g1_split`] over G2.
 pub fn msm_g2_split(bases: &[G2Affine], split: &MsmSplit) -> Result<G2Projective, ProverError> {
+    split.check()?;
     sum_split::<G2Curve>(bases, split)
 }
 
@@ -221,7 +224,8 @@ fn msm<C: Curve>(
     Ok((sum_split::<C>(bases, &split)?, stats))
 }
 
-/// The sum a split describes: the ones' bases added, the others' through Pippenger.
+/// The sum a well-formed split describes ([`MsmSplit::check`]): the ones' bases added, the
+/// others' through Pippenger.
 fn sum_split<C: Curve>(bases: &[C::Affine], split: &MsmSplit) -> Result<C::Proj, ProverError> {
     if bases.len() < split.len {
         return Err(ProverError::LengthMismatch {
@@ -230,8 +234,6 @@ fn sum_split<C: Curve>(bases: &[C::Affine], split: &MsmSplit) -> Result<C::Proj,
             actual: bases.len(),
         });
     }
-    // Its fields are public: one not made by MsmSplit::build could point past the bases.
-    split.check()?;
 
     // The ones: their bases summed with blst's bulk addition, a run of bitmap words per task.
     let ones_sums: Vec<C::Proj> = split

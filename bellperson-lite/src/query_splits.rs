@@ -26,14 +26,17 @@ impl<'a> WitnessClasses<'a> {
 
     /// L's split: every aux value, one point each (`len` points in L's query).
     pub fn l(&self, len: usize) -> Result<MsmSplit, ProverError> {
-        Ok(MsmSplit::build(len, &[whole(&self.aux)])?)
+        Ok(MsmSplit::build(len, &[part(&self.aux, None)])?)
     }
 
     /// A's split: every input, then the aux values A's density selects.
     pub fn a(&self, len: usize, a_aux_density: &Density) -> Result<MsmSplit, ProverError> {
         Ok(MsmSplit::build(
             len,
-            &[whole(&self.inputs), filtered(&self.aux, a_aux_density)],
+            &[
+                part(&self.inputs, None),
+                part(&self.aux, Some(a_aux_density)),
+            ],
         )?)
     }
 
@@ -48,25 +51,18 @@ impl<'a> WitnessClasses<'a> {
         Ok(MsmSplit::build(
             len,
             &[
-                filtered(&self.inputs, b_input_density),
-                filtered(&self.aux, b_aux_density),
+                part(&self.inputs, Some(b_input_density)),
+                part(&self.aux, Some(b_aux_density)),
             ],
         )?)
     }
 }
 
-fn whole<'b>(classes: &'b ScalarClasses<'b>) -> ScalarPart<'b> {
+/// A part of a query: the scalars `classes` describes, all of them or those `density` selects.
+fn part<'b>(classes: &'b ScalarClasses<'b>, density: Option<&'b Density>) -> ScalarPart<'b> {
     ScalarPart {
         scalars: classes.scalars(),
-        density: None,
-        classes: Some(classes),
-    }
-}
-
-fn filtered<'b>(classes: &'b ScalarClasses<'b>, density: &'b Density) -> ScalarPart<'b> {
-    ScalarPart {
-        scalars: classes.scalars(),
-        density: Some(density.words()),
+        density: density.map(Density::words),
         classes: Some(classes),
     }
 }

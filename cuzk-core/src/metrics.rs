@@ -252,26 +252,20 @@ impl Metrics {
                 "cuzk_gpu_out_of_rotation{{device=\"{device}\"}} {out_of_rotation}"
             );
         }
-        let _ = writeln!(out, "# HELP cuzk_gpu_h_copies Shifted copies of H's bases a GPU keeps for a parameter set (above 1: H's MSM runs over them).\n# TYPE cuzk_gpu_h_copies gauge");
-        for p in &g.gpu_parameters {
-            let _ = writeln!(
-                out,
-                "cuzk_gpu_h_copies{{device=\"{}\",circuit=\"{}\"}} {}",
-                p.device,
-                escape(&p.circuit_id),
-                p.h_copies
-            );
-        }
-        let _ = writeln!(out, "# HELP cuzk_gpu_params_bytes VRAM a parameter set holds on a GPU (0 when streamed per proof).\n# TYPE cuzk_gpu_params_bytes gauge");
-        for p in &g.gpu_parameters {
-            let _ = writeln!(
-                out,
-                "cuzk_gpu_params_bytes{{device=\"{}\",circuit=\"{}\"}} {}",
-                p.device,
-                escape(&p.circuit_id),
-                p.bytes
-            );
-        }
+        per_parameter_set(
+            &mut out,
+            &g.gpu_parameters,
+            "cuzk_gpu_h_copies",
+            "Shifted copies of H's bases a GPU keeps for a parameter set (above 1: H's MSM runs over them).",
+            |p| u64::from(p.h_copies),
+        );
+        per_parameter_set(
+            &mut out,
+            &g.gpu_parameters,
+            "cuzk_gpu_params_bytes",
+            "VRAM a parameter set holds on a GPU (0 when streamed per proof).",
+            |p| p.bytes,
+        );
         let _ = writeln!(out, "# HELP cuzk_proof_duration_seconds Submission to end of completed jobs, per proof kind.\n# TYPE cuzk_proof_duration_seconds histogram");
         for (kind, h) in &v.durations {
             h.render(
@@ -289,6 +283,26 @@ impl Metrics {
             );
         }
         out
+    }
+}
+
+/// A gauge with one line per GPU and parameter set, labelled by device and circuit.
+fn per_parameter_set(
+    out: &mut String,
+    sets: &[GpuParamsGauge],
+    name: &str,
+    help: &str,
+    value: impl Fn(&GpuParamsGauge) -> u64,
+) {
+    let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge");
+    for p in sets {
+        let _ = writeln!(
+            out,
+            "{name}{{device=\"{}\",circuit=\"{}\"}} {}",
+            p.device,
+            escape(&p.circuit_id),
+            value(p)
+        );
     }
 }
 

@@ -252,17 +252,13 @@ impl MsmSplit {
         if self.ones.len().saturating_mul(64) < self.len {
             return malformed("its ones bitmap is shorter than its points");
         }
-        let (full, rest) = (self.len / 64, self.len % 64);
-        let past_end = self.ones[full.min(self.ones.len())..]
+        // Word w's bits from len - 64 w on (all of them past the last point's word).
+        let past_end = self
+            .ones
             .iter()
             .enumerate()
-            .any(|(i, &w)| {
-                if i == 0 && rest > 0 {
-                    w >> rest != 0
-                } else {
-                    w != 0
-                }
-            });
+            .skip(self.len / 64)
+            .any(|(w, &word)| word >> self.len.saturating_sub(64 * w) != 0);
         if past_end {
             return malformed("a one bit lies past its points");
         }
@@ -557,15 +553,7 @@ mod tests {
     fn check_refuses_splits_that_point_past_their_points() {
         let mut rng = ChaCha20Rng::seed_from_u64(13);
         let v = scalars(&mut rng, 130);
-        let good = MsmSplit::build(
-            130,
-            &[ScalarPart {
-                scalars: &v,
-                density: None,
-                classes: None,
-            }],
-        )
-        .unwrap();
+        let good = build_whole(130, &v, None).unwrap();
         assert!(
             good.other_index.len() >= 2,
             "the seed gives others to reorder"
@@ -625,6 +613,22 @@ mod tests {
         assert_eq!(compact(0xdead_beef, u64::MAX), 0xdead_beef);
     }
 
+    /// `build` of one part, `scalars` whole, with the classes given.
+    fn build_whole(
+        len: usize,
+        scalars: &[Scalar],
+        classes: Option<&ScalarClasses<'_>>,
+    ) -> Result<MsmSplit, SplitError> {
+        MsmSplit::build(
+            len,
+            &[ScalarPart {
+                scalars,
+                density: None,
+                classes,
+            }],
+        )
+    }
+
     #[test]
     fn rejects_parts_that_do_not_fit() {
         let s = vec![Scalar::ONE; 100];
@@ -644,14 +648,7 @@ mod tests {
             })
         );
         assert_eq!(
-            MsmSplit::build(
-                99,
-                &[ScalarPart {
-                    scalars: &s,
-                    density: None,
-                    classes: None,
-                }]
-            ),
+            build_whole(99, &s, None),
             Err(SplitError::LengthMismatch {
                 selected: 100,
                 len: 99
@@ -660,27 +657,13 @@ mod tests {
         // Classes of other values: a shorter slice, and one of the same length elsewhere.
         let short_classes = ScalarClasses::of(&s[..64]);
         assert_eq!(
-            MsmSplit::build(
-                100,
-                &[ScalarPart {
-                    scalars: &s,
-                    density: None,
-                    classes: Some(&short_classes),
-                }]
-            ),
+            build_whole(100, &s, Some(&short_classes)),
             Err(SplitError::ForeignClasses { scalars: 100 })
         );
         let copy = s.clone();
         let copy_classes = ScalarClasses::of(&copy);
         assert_eq!(
-            MsmSplit::build(
-                100,
-                &[ScalarPart {
-                    scalars: &s,
-                    density: None,
-                    classes: Some(&copy_classes),
-                }]
-            ),
+            build_whole(100, &s, Some(&copy_classes)),
             Err(SplitError::ForeignClasses { scalars: 100 })
         );
     }

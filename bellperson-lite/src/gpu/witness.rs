@@ -46,24 +46,40 @@ pub fn split_scalars<P: ProvingKey + ?Sized>(
     a: &ProvingAssignment,
     params: &P,
 ) -> Result<(MsmSplit, MsmSplit, MsmSplit), ProverError> {
-    let classes = WitnessClasses::of(&a.input_assignment, &a.aux_assignment);
-    Ok((
-        classes.l(params.l().len())?,
-        classes.a(params.a().len(), &a.a_aux_density)?,
-        classes.b(params.b_g1().len(), &a.b_input_density, &a.b_aux_density)?,
-    ))
+    split_witness(
+        &a.input_assignment,
+        &a.aux_assignment,
+        [&a.a_aux_density, &a.b_input_density, &a.b_aux_density],
+        params,
+    )
 }
 
-/// [`split_scalars`] of a [`HostWitness`]: each value classified once, the three splits made
-/// from the classes.
+/// [`split_scalars`] of a [`HostWitness`], B's split shared.
 pub(super) fn split_on_host<P: ProvingKey + ?Sized>(
     w: &HostWitness,
     params: &P,
 ) -> Result<HostSplits, ProverError> {
-    let classes = WitnessClasses::of(&w.inputs, &w.aux);
+    let (l, a, b) = split_witness(
+        &w.inputs,
+        &w.aux,
+        [&w.a_aux_density, &w.b_input_density, &w.b_aux_density],
+        params,
+    )?;
+    Ok((l, a, Arc::new(b)))
+}
+
+/// The three splits of a witness, given A's aux density and B's input and aux densities:
+/// each value classified once, the splits made from the classes.
+fn split_witness<P: ProvingKey + ?Sized>(
+    inputs: &[Scalar],
+    aux: &[Scalar],
+    [a_aux_density, b_input_density, b_aux_density]: [&Density; 3],
+    params: &P,
+) -> Result<(MsmSplit, MsmSplit, MsmSplit), ProverError> {
+    let classes = WitnessClasses::of(inputs, aux);
     Ok((
         classes.l(params.l().len())?,
-        classes.a(params.a().len(), &w.a_aux_density)?,
-        Arc::new(classes.b(params.b_g1().len(), &w.b_input_density, &w.b_aux_density)?),
+        classes.a(params.a().len(), a_aux_density)?,
+        classes.b(params.b_g1().len(), b_input_density, b_aux_density)?,
     ))
 }

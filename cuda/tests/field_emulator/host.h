@@ -157,15 +157,17 @@ void check_host_combine(std::mt19937_64& rng) {
         for (auto& word : x) word = uint32_t(rng());
         return ref.to(mod(x, ref.p));
     };
+    // A G2 XYZZ point of random coordinates (ZZ = Z^2, ZZZ = Z^3), and its host copy.
+    const auto random_g2 = [&](cuzk::g2_xyzz_t& device, host_g2& host) {
+        const fp2_t x{random_fp(), random_fp()}, y{random_fp(), random_fp()}, z{random_fp(), random_fp()};
+        device = cuzk::g2_xyzz_t{x, y, z.sqr(), z.sqr() * z};
+        host = to_host<host_g2>(device);
+    };
     for (uint32_t c : {16u, 20u}) {
         const uint32_t windows = (256 + c - 1) / c;
         std::vector<cuzk::g2_xyzz_t> device(windows);
         std::vector<host_g2> host(windows);
-        for (uint32_t w = 0; w < windows; w++) {
-            const fp2_t x{random_fp(), random_fp()}, y{random_fp(), random_fp()}, z{random_fp(), random_fp()};
-            device[w] = cuzk::g2_xyzz_t{x, y, z.sqr(), z.sqr() * z};
-            host[w] = to_host<host_g2>(device[w]);
-        }
+        for (uint32_t w = 0; w < windows; w++) random_g2(device[w], host[w]);
         const cuzk::g2_jacobian_t dev = cuzk::msm::combine_windows(device.data(), windows, c);
         const auto got = cuzk::msm::combine_windows(host.data(), windows, c);
         if (!same_bits(got, dev)) fail_host("G2", "combine_windows (c " + std::to_string(c) + ")", dev, &got);
@@ -177,11 +179,7 @@ void check_host_combine(std::mt19937_64& rng) {
             const size_t rows = size_t(levels.count + 1) * sets;
             std::vector<cuzk::g2_xyzz_t> device_rows(rows);
             std::vector<host_g2> host_rows(rows);
-            for (size_t i = 0; i < rows; i++) {
-                const fp2_t x{random_fp(), random_fp()}, y{random_fp(), random_fp()}, z{random_fp(), random_fp()};
-                device_rows[i] = cuzk::g2_xyzz_t{x, y, z.sqr(), z.sqr() * z};
-                host_rows[i] = to_host<host_g2>(device_rows[i]);
-            }
+            for (size_t i = 0; i < rows; i++) random_g2(device_rows[i], host_rows[i]);
             for (uint32_t w = 0; w < sets; w++) {
                 const auto d = cuzk::msm::window_sum(device_rows.data(), device_rows.data() + rows - sets, levels,
                                                      sets, w);
