@@ -6,9 +6,14 @@ runs PARTS GPU parts (8 "GPU part alone" runs without B_G2, and the 4 full proof
 which PROOFS are full proofs (4), and only the full proofs have B_G2's kernels. So the G2
 kernels are summed per full proof, the rest per GPU part, one-time parameter work
 (shift_bases_kernel) left out. For supraseal's runs (a warm-up and one proof, each with its
-G2 batch addition) give 2 2."""
+G2 batch addition) give 2 2.
+
+`ncusum.py FILE --launches REGEX [JSON]` lists instead every launch whose full kernel name
+matches REGEX, in order: name, grid, block and microseconds (and writes them to JSON)."""
 import csv
 import gzip
+import json
+import re
 import sys
 from collections import defaultdict
 
@@ -24,6 +29,21 @@ scale = {"nsecond": 1e-6, "ns": 1e-6, "usecond": 1e-3, "us": 1e-3, "msecond": 1.
 def is_g2(name):
     return "g2_t" in name or "fp2" in name
 
+
+if len(sys.argv) >= 4 and sys.argv[2] == "--launches":
+    grid_at, block_at = head.index("Grid Size"), head.index("Block Size")
+    pattern = re.compile(sys.argv[3])
+    launches = [
+        {"kernel": r[name_at], "g2": is_g2(r[name_at]), "grid": r[grid_at], "block": r[block_at],
+         "us": float(r[value_at].replace(",", "")) * scale[r[unit_at]] * 1e3}
+        for r in rows[1:] if len(r) > value_at and pattern.search(r[name_at])
+    ]
+    if len(sys.argv) == 5:
+        with open(sys.argv[4], "w") as f:
+            json.dump({"source": path, "kernels": sys.argv[3], "launches": launches}, f, indent=1)
+    for l in launches:
+        print(f"  {l['us']:9.1f} us  grid {l['grid']:>14}  {l['kernel'][:60]}{' [G2]' if l['g2'] else ''}")
+    sys.exit(0)
 
 per = defaultdict(lambda: [0, 0.0])
 for r in rows[1:]:

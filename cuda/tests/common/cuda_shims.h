@@ -2,6 +2,7 @@
 // emulator tests (field_emulator, digits_emulator) compile the device code itself.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #define __device__
