@@ -39,7 +39,9 @@ if [ -n "${BEFORE:-}" ]; then
     b2/bench/bench_ntt b2/bench/bench_msm b2/bench/bench_groth16
 fi
 mkdir -p devrun
-tar -C "$stage" -cf - b2 | xz --lzma2=preset=6,dict=256MiB -T2 >devrun/b.tar.xz
+# Written aside and renamed, so that a device call made meanwhile carries the last whole bundle.
+tar -C "$stage" -cf - b2 | xz --lzma2=preset=6,dict=256MiB -T2 >devrun/.b.tar.xz.part
+mv devrun/.b.tar.xz.part devrun/b.tar.xz
 rm -rf "$stage"
 size=$(stat -c %s devrun/b.tar.xz)
 echo "devrun/b.tar.xz: $((size >> 20)) MiB"
