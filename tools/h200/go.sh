@@ -26,7 +26,14 @@ start)
 poll)
   limit=${2:-540}
   start=$SECONDS
-  while [ -f $Q/running ] && [ $((SECONDS - start)) -lt "$limit" ]; do sleep 5; done
+  # What is done is packed every 20 s too, so that a call cut short (its time limit, the
+  # session's device time) still brings it back.
+  while [ -f $Q/running ] && [ $((SECONDS - start)) -lt "$limit" ]; do
+    sleep 5
+    if [ -n "${OUT:-}" ] && [ $(((SECONDS - start) % 20)) -lt 5 ]; then
+      tar -C $Q -czf "$OUT/.r.tgz" res log && mv "$OUT/.r.tgz" "$OUT/r.tgz"
+    fi
+  done
   tail -60 $Q/log
   [ -n "${OUT:-}" ] && tar -C $Q -czf "$OUT/r.tgz" res log
   if [ -f $Q/running ]; then echo "QUEUE STILL RUNNING: poll again now"; else echo "QUEUE DONE"; fi
