@@ -26,16 +26,19 @@ start)
 poll)
   limit=${2:-540}
   start=$SECONDS
-  # What is done is packed every 20 s too, so that a call cut short (its time limit, the
-  # session's device time) still brings it back.
+  # What is done is packed every 20 s as well as at the end, so that a call cut short (its
+  # time limit, the session's device time) still brings it back.
+  pack_done() {
+    [ -n "${OUT:-}" ] || return 0
+    tar -C $Q -czf "$OUT/.r.tgz" res log && mv "$OUT/.r.tgz" "$OUT/r.tgz"
+  }
+  next_pack=$((SECONDS + 20))
   while [ -f $Q/running ] && [ $((SECONDS - start)) -lt "$limit" ]; do
     sleep 5
-    if [ -n "${OUT:-}" ] && [ $(((SECONDS - start) % 20)) -lt 5 ]; then
-      tar -C $Q -czf "$OUT/.r.tgz" res log && mv "$OUT/.r.tgz" "$OUT/r.tgz"
-    fi
+    if [ $SECONDS -ge $next_pack ]; then pack_done; next_pack=$((SECONDS + 20)); fi
   done
   tail -60 $Q/log
-  [ -n "${OUT:-}" ] && tar -C $Q -czf "$OUT/r.tgz" res log
+  pack_done
   if [ -f $Q/running ]; then echo "QUEUE STILL RUNNING: poll again now"; else echo "QUEUE DONE"; fi
   ;;
 *)

@@ -17,6 +17,11 @@ import re
 import sys
 from collections import defaultdict
 
+USAGE = "usage: ncusum.py FILE [PARTS PROOFS] | ncusum.py FILE --launches REGEX [JSON]"
+launches_mode = len(sys.argv) in (4, 5) and sys.argv[2] == "--launches"
+if not (launches_mode or len(sys.argv) == 2 or (len(sys.argv) == 4 and all(a.isdigit() for a in sys.argv[2:]))):
+    sys.exit(USAGE)
+
 path = sys.argv[1]
 opener = gzip.open if path.endswith(".gz") else open
 with opener(path, "rt") as f:
@@ -24,19 +29,27 @@ with opener(path, "rt") as f:
 head = rows[0]
 name_at, unit_at, value_at = head.index("Kernel Name"), head.index("Metric Unit"), head.index("Metric Value")
 scale = {"nsecond": 1e-6, "ns": 1e-6, "usecond": 1e-3, "us": 1e-3, "msecond": 1.0, "ms": 1.0, "second": 1e3, "s": 1e3}
+# One row a launch (rows too short for a value are not launches).
+launch_rows = [r for r in rows[1:] if len(r) > value_at]
+
+
+def ms_of(r):
+    return float(r[value_at].replace(",", "")) * scale[r[unit_at]]
+
+
 # Kernels are told apart by their full names (G1 and G2 instances of one template share the
 # first 60 characters) and shown by those characters, "[G2]" marking the G2 ones.
 def is_g2(name):
     return "g2_t" in name or "fp2" in name
 
 
-if len(sys.argv) >= 4 and sys.argv[2] == "--launches":
+if launches_mode:
     grid_at, block_at = head.index("Grid Size"), head.index("Block Size")
     pattern = re.compile(sys.argv[3])
     launches = [
         {"kernel": r[name_at], "g2": is_g2(r[name_at]), "grid": r[grid_at], "block": r[block_at],
-         "us": float(r[value_at].replace(",", "")) * scale[r[unit_at]] * 1e3}
-        for r in rows[1:] if len(r) > value_at and pattern.search(r[name_at])
+         "us": ms_of(r) * 1e3}
+        for r in launch_rows if pattern.search(r[name_at])
     ]
     if len(sys.argv) == 5:
         with open(sys.argv[4], "w") as f:
@@ -46,12 +59,9 @@ if len(sys.argv) >= 4 and sys.argv[2] == "--launches":
     sys.exit(0)
 
 per = defaultdict(lambda: [0, 0.0])
-for r in rows[1:]:
-    if len(r) <= value_at:
-        continue
-    ms = float(r[value_at].replace(",", "")) * scale[r[unit_at]]
+for r in launch_rows:
     per[r[name_at]][0] += 1
-    per[r[name_at]][1] += ms
+    per[r[name_at]][1] += ms_of(r)
 total = sum(v[1] for v in per.values())
 print(f"{path}: {total:.1f} ms of kernels, {sum(v[0] for v in per.values())} launches")
 for name, (n, ms) in sorted(per.items(), key=lambda kv: -kv[1][1])[:12]:

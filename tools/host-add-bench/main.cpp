@@ -59,12 +59,16 @@ int main(int argc, char** argv) {
             std::perror(json.c_str());
             return 1;
         }
-        std::fprintf(f,
-                     "{\"benchmark\": \"host-add-bench\", \"chain\": %zu, \"rows\": [\n"
-                     "  {\"group\": \"g1\", \"us_per_add\": %.4f},\n"
-                     "  {\"group\": \"g2\", \"us_per_add\": %.4f}\n]}\n",
-                     N, g1, g2);
-        std::fclose(f);
+        const int written = std::fprintf(f,
+                                         "{\"benchmark\": \"host-add-bench\", \"chain\": %zu, \"rows\": [\n"
+                                         "  {\"group\": \"g1\", \"us_per_add\": %.4f},\n"
+                                         "  {\"group\": \"g2\", \"us_per_add\": %.4f}\n]}\n",
+                                         N, g1, g2);
+        // A full disk shows at the write or at the close: either way the JSON is not whole.
+        if (std::fclose(f) != 0 || written < 0) {
+            std::fprintf(stderr, "%s: could not write the JSON\n", json.c_str());
+            return 1;
+        }
     }
     return 0;
 }
