@@ -35,8 +35,10 @@ ncu_pair() {
   f=$(params_for "$1") || return 1
   local m="--clock-control none --metrics gpu__time_duration.sum --csv"
   if [ "${2:-}" = b-g2-cpu ] || [ "${2:-}" = b-g2-gpu ]; then
-    ncu $m --log-file "$R/ncu-cuzk-${1/:/_}-$2.csv" $B/bench/bench_groth16 --params "$f" --b-g2 "${2#b-g2-}" "$1" || return 1
-    python3 $T/ncusum.py "$R/ncu-cuzk-${1/:/_}-$2.csv" 12 4  # 8 GPU parts alone and 4 full proofs
+    # BENCH=bench_groth16_before: the previous bundle's (pack.sh with BEFORE=), same parameters.
+    local bench=${BENCH:-bench_groth16} csv="$R/ncu-cuzk-${1/:/_}-$2${BENCH:+-before}.csv"
+    ncu $m --log-file "$csv" $B/bench/$bench --params "$f" --b-g2 "${2#b-g2-}" "$1" || return 1
+    python3 $T/ncusum.py "$csv" 12 4  # 8 GPU parts alone and 4 full proofs
     return
   fi
   ncu $m --log-file "$R/ncu-cuzk-${1/:/_}.csv" $B/bench/bench_groth16 --params "$f" "$1" || return 1
@@ -152,6 +154,8 @@ step() {
   ncu-sha22 | ncu-sha24 | ncu-sha26 | ncu-mix24) c=${1#ncu-}; ncu_pair "${c%%[0-9]*}:${c##*[a-z]}" ;;
   ncu-sha22-b-g2-cpu | ncu-sha24-b-g2-cpu) c=${1#ncu-}; c=${c%-b-g2-cpu}; ncu_pair "${c%%[0-9]*}:${c##*[a-z]}" b-g2-cpu ;;
   ncu-sha22-b-g2-gpu | ncu-sha24-b-g2-gpu) c=${1#ncu-}; c=${c%-b-g2-gpu}; ncu_pair "${c%%[0-9]*}:${c##*[a-z]}" b-g2-gpu ;;
+  ncu-sha22-b-g2-gpu-before) [ -x $B/bench/bench_groth16_before ] || { echo "no bench_groth16_before (pack.sh BEFORE=...)"; return 1; }
+    BENCH=bench_groth16_before ncu_pair sha:22 b-g2-gpu ;;
   pair-sha22 | pair-sha24 | pair-sha26 | pair-mix24) c=${1#pair-}; pair "${c%%[0-9]*}:${c##*[a-z]}" ;;
   # One proof after synthesis with B_G2 on the CPU and on the GPU, on pair's parameters (no
   # CPU prover): what each place costs, beside pair's row (where auto put it).

@@ -6,14 +6,22 @@
 // 32 bitmap words (2,048 points) at a time, grid-strided, counts their set bits, and shares
 // those bits out among its lanes (lane k takes the k-th, the 32+k-th, ... set bit), instead of
 // one lane per point, which idles the lanes whose bit is clear (half of them for half the bits
-// set). Each lane keeps one XYZZ accumulator; the per-lane partial sums are then summed per
-// bitmap by reduce_rows. The grid is several waves of resident blocks (see WAVES), so that
-// its blocks retire all through the kernel and an urgent stream's kernels can start. A launch covers up to G::batch_group bitmaps (gridDim.y), which bounds
-// the partial sums held at once; more bitmaps take several passes.
+// set). Where the bitmaps are too short to give every resident warp several steps of 32 words,
+// a warp takes 16, 8 or 4 at a time (lanes past them hold no word), so that the SMs stay full
+// (a G2 addition is a chain of thousands of dependent instructions, which a warp or two an SM
+// cannot hide) without more partial sums than one wave of blocks has lanes (batch_launch).
+// Each lane keeps one XYZZ accumulator; the per-lane partial sums are summed per bitmap by
+// reduce_rows_to down to at most HOST_SUM_ROW, and those on a CPU core (sum_rows_on_host),
+// since the last levels of a tree on the GPU are chains of dependent additions in a few
+// blocks. Long bitmaps take several waves of resident blocks (see WAVES), so that blocks
+// retire all through the kernel and an urgent stream's kernels can start. A launch covers up
+// to G::batch_group bitmaps (gridDim.y), which bounds the partial sums held at once; more
+// bitmaps take several passes.
 #include <algorithm>
 #include <cstdint>
 
 #include "cuzk/msm.h"
+#include "msm/host_combine.cuh"
 #include "msm/msm.cuh"
 
 namespace cuzk::msm {
@@ -42,9 +50,10 @@ __device__ __forceinline__ unsigned nth_set_bit(uint64_t x, unsigned r) {
     return pos;
 }
 
+// `step`: the bitmap words a warp takes at a time (32, 16, 8 or 4).
 template <class G>
 __global__ void __launch_bounds__(THREADS) batch_add_kernel(const typename G::affine* points, size_t n,
-                                                            const uint64_t* all_words, size_t wpb,
+                                                            const uint64_t* all_words, size_t wpb, unsigned step,
                                                             typename G::xyzz* partial) {
     using xyzz_t = typename G::xyzz;
     const uint64_t* words = all_words + blockIdx.y * wpb;
@@ -55,9 +64,10 @@ __global__ void __launch_bounds__(THREADS) batch_add_kernel(const typename G::af
     const size_t nwords = (n + 63) / 64;
     xyzz_t acc = xyzz_t::inf();
     // The loop bounds are the same for the whole warp, so every shuffle has all 32 lanes.
-    for (size_t base = warp * 32; base < nwords; base += warps * 32) {
+    // Lanes from `step` on hold no word: their counts are zero, so no set bit is theirs.
+    for (size_t base = warp * step; base < nwords; base += warps * step) {
         const size_t w = base + lane;
-        uint64_t word = w < nwords ? words[w] : 0;
+        uint64_t word = lane < step && w < nwords ? words[w] : 0;
         if (w == nwords - 1 && (n & 63)) word &= (uint64_t(1) << (n & 63)) - 1;  // bits past n
         const unsigned count = __popcll(word);
         unsigned inclusive = count;
@@ -84,45 +94,61 @@ __global__ void __launch_bounds__(THREADS) batch_add_kernel(const typename G::af
     partial[blockIdx.y * threads + t] = acc;
 }
 
-// Waves of resident blocks per launch. A grid of exactly the resident blocks, each striding
-// over the whole bitmap, keeps every block alive until the kernel ends; the block scheduler
-// never preempts a running block, so no other stream's kernel, however high its priority (an
-// urgent proof's), gets an SM before then. With several waves each block has a bounded share
-// of the work and blocks retire all through the kernel, each retirement a slot that the
-// urgent stream's blocks take first. More waves mean more partial sums (WAVES x resident
-// accumulators per bitmap: 8 x 264 x 128 G1 points, 52 MiB, on an H200).
+// The most waves of resident blocks per launch. A grid of exactly the resident blocks, each
+// striding over the whole bitmap, keeps every block alive until the kernel ends; the block
+// scheduler never preempts a running block, so no other stream's kernel, however high its
+// priority (an urgent proof's), gets an SM before then. With several waves each block has a
+// bounded share of the work and blocks retire all through the kernel, each retirement a slot
+// that the urgent stream's blocks take first. Long bitmaps (several milliseconds of work) get
+// them; more waves mean more partial sums (WAVES x resident accumulators per bitmap: 8 x 264
+// x 128 G1 points, 52 MiB, on an H200).
 constexpr size_t WAVES = 8;
 
-// Threads of one batch-addition launch: up to WAVES waves of resident blocks, and no more
-// blocks than give each warp one group of 32 bitmap words (2,048 points).
+// The shape of one batch-addition launch. Each lane's accumulator is a partial sum that a tree
+// adds up afterwards, whose levels are chains of dependent additions: the fewer partials the
+// better, as long as the SMs are full. So a warp takes the widest step (32, 16, 8 or 4 bitmap
+// words) that still gives it about four steps (fewer only at 4 words), which evens out the
+// warps' shares, and the grid is a whole number of waves of resident blocks: one for short
+// bitmaps, up to WAVES for long ones.
+struct batch_launch_t {
+    unsigned blocks = 1, step = 32;
+    size_t threads() const { return size_t(blocks) * THREADS; }
+};
+
 template <class G>
-size_t launch_threads(size_t n, unsigned* blocks_out) {
+batch_launch_t batch_launch(size_t n) {
     int dev = 0, sms = 0, per_sm = 0;
     CUZK_CUDA_CHECK(cudaGetDevice(&dev));
     CUZK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     CUZK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, batch_add_kernel<G>, THREADS, 0));
     const size_t resident = size_t(sms) * size_t(std::max(per_sm, 1));
-    const size_t words = (n + 63) / 64, groups = (words + 31) / 32;  // groups of 32 bitmap words
-    const size_t by_work = (groups + THREADS / 32 - 1) / (THREADS / 32);
-    const unsigned blocks = unsigned(std::max<size_t>(1, std::min(resident * WAVES, by_work)));
-    if (blocks_out) *blocks_out = blocks;
-    return size_t(blocks) * THREADS;
+    const size_t words = (n + 63) / 64;
+    constexpr size_t WARPS = THREADS / 32, STEPS = 4;
+    // Blocks that give each warp one step of `step` words.
+    const auto blocks_at = [&](size_t step) { return ((words + step - 1) / step + WARPS - 1) / WARPS; };
+    unsigned step = 32;
+    while (step > 4 && blocks_at(step) < STEPS * resident) step /= 2;
+    const size_t waves = std::min(WAVES, std::max<size_t>(1, (blocks_at(step) / STEPS + resident / 2) / resident));
+    batch_launch_t l;
+    l.step = step;
+    l.blocks = unsigned(std::max<size_t>(1, std::min(blocks_at(step), waves * resident)));
+    return l;
 }
 
 }  // namespace
 
 template <class G>
 size_t batch_add_scratch_bytes(size_t n, size_t count) {
-    const size_t threads = launch_threads<G>(n, nullptr);
+    const size_t threads = batch_launch<G>(n).threads();
     const size_t group = size_t(G::batch_group);
-    // Partial sums, the row sums' two scratch buffers (fan-in 4 or more: less than the partials
-    // together), the per-bitmap sums.
-    return (std::min(count, group) * threads * 2 + count) * sizeof(typename G::xyzz) + (size_t(8) << 20);
+    // Partial sums and the row sums' two scratch buffers (each launch sums 128 or more a block:
+    // less than the partials together).
+    return std::min(count, group) * threads * 2 * sizeof(typename G::xyzz) + (size_t(8) << 20);
 }
 
 template <class G>
 void batch_add_device(const typename G::affine* d_points, size_t n, const uint64_t* d_words, size_t wpb,
-                      size_t count, typename G::jacobian* d_out, cudaStream_t stream) {
+                      size_t count, typename G::jacobian* d_out, cudaStream_t stream, cudaStream_t tail) {
     using xyzz_t = typename G::xyzz;
     if (count == 0) return;
     CUZK_REQUIRE(d_out != nullptr, "batch add: null output");
@@ -133,31 +159,35 @@ void batch_add_device(const typename G::affine* d_points, size_t n, const uint64
     CUZK_REQUIRE(d_points != nullptr && d_words != nullptr, "batch add: null input");
     CUZK_REQUIRE(wpb >= (n + 63) / 64, "batch add: bitmaps shorter than the points");
 
-    unsigned blocks = 0;
-    const size_t threads = launch_threads<G>(n, &blocks);
+    const batch_launch_t shape = batch_launch<G>(n);
+    const size_t threads = shape.threads();
     const size_t group = size_t(G::batch_group);
-
-    dev_ptr_t<xyzz_t> partial(std::min(count, group) * threads, stream);
-    dev_ptr_t<xyzz_t> scratch_a, scratch_b;
-    dev_ptr_t<xyzz_t> sums(count, stream);
     for (size_t first = 0; first < count; first += group) {
         const size_t g = std::min(group, count - first);
-        batch_add_kernel<G><<<dim3(blocks, unsigned(g)), THREADS, 0, stream>>>(d_points, n, d_words + first * wpb,
-                                                                               wpb, partial);
+        // A group's buffers are its own and freed where the host's copy of its rows ran, so
+        // that the next group's kernels (on `stream`) cannot overwrite rows the tail has yet to
+        // copy.
+        dev_ptr_t<xyzz_t> partial(g * threads, stream), scratch_a, scratch_b;
+        batch_add_kernel<G><<<dim3(shape.blocks, unsigned(g)), THREADS, 0, stream>>>(
+            d_points, n, d_words + first * wpb, wpb, shape.step, partial);
         CUZK_LAUNCH_CHECK();
-        const xyzz_t* r = reduce_rows<xyzz_t>(partial, g, threads, scratch_a, scratch_b, stream);
-        CUZK_CUDA_CHECK(
-            cudaMemcpyAsync(sums.get() + first, r, g * sizeof(xyzz_t), cudaMemcpyDeviceToDevice, stream));
+        size_t len = 0;
+        const xyzz_t* rows = reduce_rows_to<xyzz_t>(partial, g, threads, HOST_SUM_ROW, scratch_a, scratch_b, stream,
+                                                   &len);
+        const cudaStream_t last = last_step_stream(stream, tail);
+        partial.free_on(last);
+        scratch_a.free_on(last);
+        scratch_b.free_on(last);
+        sum_rows_on_host<G>(rows, g, len, d_out + first, last);
     }
-    to_jacobian<xyzz_t>(sums, d_out, count, stream);
 }
 
 template size_t batch_add_scratch_bytes<g1_t>(size_t, size_t);
 template size_t batch_add_scratch_bytes<g2_t>(size_t, size_t);
 template void batch_add_device<g1_t>(const affine_t*, size_t, const uint64_t*, size_t, size_t, jacobian_t*,
-                                     cudaStream_t);
+                                     cudaStream_t, cudaStream_t);
 template void batch_add_device<g2_t>(const g2_affine_t*, size_t, const uint64_t*, size_t, size_t, g2_jacobian_t*,
-                                     cudaStream_t);
+                                     cudaStream_t, cudaStream_t);
 
 }  // namespace cuzk::msm
 

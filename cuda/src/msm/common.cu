@@ -1,6 +1,6 @@
-// Kernels shared by the MSM and the batch addition: row sums of accumulators and the
-// conversion of results to blst's Jacobian layout (see msm.cuh), for G1 and G2; and the pool
-// of pinned slots of the MSM's last step on the host (msm/host_combine.cuh).
+// Kernels shared by the MSM and the batch addition: row sums of accumulators (see msm.cuh),
+// for G1 and G2; and the pool of pinned slots of their last steps on the host
+// (msm/host_combine.cuh).
 #include <new>
 
 #include "msm/host_combine.cuh"
@@ -36,41 +36,36 @@ __global__ void __launch_bounds__(TREE_THREADS) block_sums_kernel(const X* in, s
     if (t == 0) out[blockIdx.y * size_t(gridDim.x) + blockIdx.x] = partial[0];
 }
 
-template <class X>
-__global__ void to_jacobian_kernel(const X* in, typename X::jacobian_t* out, size_t count) {
-    const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    if (i < count) out[i] = in[i].to_jacobian();
-}
-
 }  // namespace
 
 template <class X>
-void to_jacobian(const X* in, typename X::jacobian_t* out, size_t count, cudaStream_t stream) {
-    if (count == 0) return;
-    to_jacobian_kernel<<<blocks_for(count, 128), 128, 0, stream>>>(in, out, count);
-    CUZK_LAUNCH_CHECK();
-}
-
-template <class X>
-const X* reduce_rows(const X* in, size_t groups, size_t len, dev_ptr_t<X>& scratch_a, dev_ptr_t<X>& scratch_b,
-                     cudaStream_t stream) {
+const X* reduce_rows_to(const X* in, size_t groups, size_t len, size_t keep, dev_ptr_t<X>& scratch_a,
+                        dev_ptr_t<X>& scratch_b, cudaStream_t stream, size_t* kept) {
     // Launches of block_sums_kernel, each summing spans of a row into one element a block,
-    // until one is left a row. Below 2^20 elements in all the chains are latency-bound (one
-    // dependent XYZZ addition takes about 13 us for G1 and 50 us for G2 in a warp alone,
-    // Nsight Compute, H100, 2026-12-06), so a span is four elements a thread: each factor of
-    // two costs about 1.2 dependent additions (four strided, then the tree), where fan-in-4
-    // chains of one thread an output cost two (and 65,536 batch-addition partials took four
-    // such launches and a row tail, 27 dependent additions, against 19 now). From 2^20 the
+    // until at most `keep` are left a row. Below 2^20 elements in all the chains are
+    // latency-bound (one dependent XYZZ addition takes about 13 us for G1 and 50 us for G2 in a
+    // warp alone, Nsight Compute, H100, 2026-12-06), so a span is four elements a thread: each
+    // factor of two costs about 1.2 dependent additions (four strided, then the tree), where
+    // fan-in-4 chains of one thread an output cost two (and 65,536 batch-addition partials took
+    // four such launches and a row tail, 27 dependent additions, against 19 now). From 2^20 the
     // launch is throughput-bound, and 32 elements a thread keep the tree's idle lanes rare.
+    // When a launch of such spans would already leave `keep` or fewer (keep > 1: the caller
+    // sums the rest on the host), the spans are the shortest that do, for the shortest chains.
     constexpr size_t NARROW = 4 * size_t(TREE_THREADS), WIDE = 32 * size_t(TREE_THREADS);
     constexpr size_t WIDE_FROM = size_t(1) << 20;
     static_assert(TREE_THREADS * sizeof(X) <= 48 * 1024, "block_sums_kernel's shared memory needs no opt-in");
+    CUZK_REQUIRE(keep >= 1, "reduce_rows: keep at least one element a row");
     const X* cur = in;
+    if (kept) *kept = len;
     if (groups == 0) return cur;
     CUZK_REQUIRE(groups <= 65535, "reduce_rows: more than 65,535 rows");
     bool use_a = true;
-    while (len > 1) {
-        const size_t span = groups * len >= WIDE_FROM ? WIDE : NARROW;
+    while (len > keep) {
+        size_t span = groups * len >= WIDE_FROM ? WIDE : NARROW;
+        if (keep > 1 && (len + NARROW - 1) / NARROW <= keep) {
+            const size_t least = (len + keep - 1) / keep;
+            span = (least + TREE_THREADS - 1) / TREE_THREADS * TREE_THREADS;
+        }
         const size_t per_row = (len + span - 1) / span;
         dev_ptr_t<X>& dst = use_a ? scratch_a : scratch_b;
         if (dst.size() < groups * per_row) dst = dev_ptr_t<X>(groups * per_row, stream);
@@ -81,7 +76,14 @@ const X* reduce_rows(const X* in, size_t groups, size_t len, dev_ptr_t<X>& scrat
         len = per_row;
         use_a = !use_a;
     }
+    if (kept) *kept = len;
     return cur;
+}
+
+template <class X>
+const X* reduce_rows(const X* in, size_t groups, size_t len, dev_ptr_t<X>& scratch_a, dev_ptr_t<X>& scratch_b,
+                     cudaStream_t stream) {
+    return reduce_rows_to<X>(in, groups, len, 1, scratch_a, scratch_b, stream, nullptr);
 }
 
 combine_slot_t* combine_slots_t::take() {
@@ -121,8 +123,9 @@ combine_slots_t& combine_slots() {
 void CUDART_CB give_slot_back(void* data) { combine_slots().give(static_cast<combine_slot_t*>(data)); }
 
 #define CUZK_INSTANTIATE(X)                                                                                    \
-    template void to_jacobian<X>(const X*, X::jacobian_t*, size_t, cudaStream_t);                              \
-    template const X* reduce_rows<X>(const X*, size_t, size_t, dev_ptr_t<X>&, dev_ptr_t<X>&, cudaStream_t);
+    template const X* reduce_rows<X>(const X*, size_t, size_t, dev_ptr_t<X>&, dev_ptr_t<X>&, cudaStream_t);     \
+    template const X* reduce_rows_to<X>(const X*, size_t, size_t, size_t, dev_ptr_t<X>&, dev_ptr_t<X>&,          \
+                                        cudaStream_t, size_t*);
 CUZK_INSTANTIATE(xyzz_t)
 CUZK_INSTANTIATE(g2_xyzz_t)
 #undef CUZK_INSTANTIATE

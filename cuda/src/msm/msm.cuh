@@ -140,14 +140,12 @@ template <class G>
 size_t chunked_split_msm_scratch_bytes(size_t len, size_t other_count, size_t chunk);
 
 // For each of `count` bitmaps (stride `wpb` words), the sum of the selected points, into
-// d_out[0 .. count) (device), enqueued on `stream`.
+// d_out[0 .. count) (device), enqueued on `stream`. The last additions run on a CPU core
+// (msm/host_combine.cuh's sum_rows_on_host) on `tail` as msm_device's: *d_out is written in
+// the order of last_step_stream(stream, tail).
 template <class G>
 void batch_add_device(const typename G::affine* d_points, size_t n, const uint64_t* d_words, size_t wpb,
-                      size_t count, typename G::jacobian* d_out, cudaStream_t stream);
-
-// out[i] = in[i] in Jacobian form, i < count, enqueued on `stream`.
-template <class X>
-void to_jacobian(const X* in, typename X::jacobian_t* out, size_t count, cudaStream_t stream);
+                      size_t count, typename G::jacobian* d_out, cudaStream_t stream, cudaStream_t tail = nullptr);
 
 // Sums each of `groups` rows of `len` accumulators down to one, on `stream`; returns the
 // buffer holding the `groups` results (either `in` itself when len == 1, or `scratch`'s
@@ -155,6 +153,13 @@ void to_jacobian(const X* in, typename X::jacobian_t* out, size_t count, cudaStr
 template <class X>
 const X* reduce_rows(const X* in, size_t groups, size_t len, dev_ptr_t<X>& scratch_a, dev_ptr_t<X>& scratch_b,
                      cudaStream_t stream);
+
+// reduce_rows down to at most `keep` accumulators a row (fewer only where a row was shorter to
+// begin with), for a caller that adds up the rest on the host; returns the buffer of `groups`
+// rows and sets *kept to their length.
+template <class X>
+const X* reduce_rows_to(const X* in, size_t groups, size_t len, size_t keep, dev_ptr_t<X>& scratch_a,
+                        dev_ptr_t<X>& scratch_b, cudaStream_t stream, size_t* kept);
 
 // Blocks for `n` threads of `threads` each, at least one.
 inline unsigned blocks_for(size_t n, unsigned threads) {

@@ -40,7 +40,7 @@ void split_msm_device(const typename G::affine* d_bases, size_t len, const uint6
     CUZK_REQUIRE(d_out != nullptr, "split msm: null output");
     CUZK_REQUIRE(other_count <= len, "split msm: more scalars than points");
     dev_ptr_t<jacobian> parts(2, stream);
-    batch_add_device<G>(d_bases, len, d_ones, ones_words, 1, parts.get(), stream);
+    batch_add_device<G>(d_bases, len, d_ones, ones_words, 1, parts.get(), stream, tail);
     dev_ptr_t<affine> gathered(other_count, stream);
     if (other_count) {
         gather_kernel<affine><<<blocks_for(other_count, 256), 256, 0, stream>>>(d_bases, d_index, other_count,
@@ -48,8 +48,8 @@ void split_msm_device(const typename G::affine* d_bases, size_t len, const uint6
         CUZK_LAUNCH_CHECK();
     }
     msm_device<G>(gathered, d_scalars, other_count, parts.get() + 1, stream, nullptr, 0, tail);
-    // The batch sum (and, with no other scalars, the MSM's identity) came on `stream`, the
-    // MSM's sum on the tail.
+    // The batch sum and the MSM's sum came on the tail (with no ones or no other scalars,
+    // their identities on `stream`, which the tail has waited for).
     const cudaStream_t last = last_step_stream(stream, tail);
     parts.free_on(last);
     add_pair_kernel<typename G::xyzz><<<1, 32, 0, last>>>(parts.get(), d_out);
