@@ -1,9 +1,10 @@
-// The end of step 4 and step 5 of the MSM on a CPU core, in stream order: the reduction's row
-// sums are copied to pinned host memory, a host function on the stream forms each window's sum
-// from them (msm/reduction.cuh's window_sum) and combines the windows (msm/combine.cuh), on the
-// host field of ff/host_mont.cuh, and the result is copied to the caller's device pointer, so
-// that callers see the same contract as a kernel's: *d_out is written when the stream gets
-// there.
+// The end of step 4 and step 5 of the MSM on a CPU core, in stream order: the reduction's rows,
+// summed on the GPU down to a few partial sums a window, are copied to pinned host memory, a
+// host function on the stream adds those up to the row sums, forms each window's sum from them
+// (msm/reduction.cuh's window_sum) and combines the windows (msm/combine.cuh), on the host
+// field of ff/host_mont.cuh, and the result is copied to the caller's device pointer, so that
+// callers see the same contract as a kernel's: *d_out is written when the stream gets there.
+// The batch addition ends the same way (sum_rows_on_host).
 //
 // Why on the host: both are chains of dependent operations. The combination is c (W - 1)
 // doublings: on one GPU thread it took about 2 ms for G1 and 8 ms for G2 at 20-bit windows, in
@@ -44,11 +45,14 @@ struct alignas(64) combine_slot_t {
     // A combination's windows and their width.
     uint32_t num_windows = 0, c = 0;
     level_shifts_t levels{};
+    // A combination's partial sums a window of each level's row (msm_device's step 4 leaves
+    // the last few additions of a row to the host; see level_row_keep).
+    uint32_t level_sums[MAX_LEVELS] = {};
     // A batch sum's rows and their length.
     uint32_t row_count = 0, row_len = 0;
-    // A combination's: row k < levels.count: the row sums Q_k of level k, one a window; row
-    // levels.count: the last level's elements, one a window (msm_device's q). A batch sum's:
-    // row_count rows of row_len accumulators.
+    // A combination's (msm_device's q): the last level's elements, one a window; then for each
+    // level k, level_sums[k] partial sums of its row a window, window by window, which add up
+    // to the row sum Q_k. A batch sum's: row_count rows of row_len accumulators.
     alignas(16) unsigned char rows[MAX_ROW_SUMS * sizeof(g2_xyzz_t)];
     // A combination's one result, or a batch sum's one a row.
     alignas(16) unsigned char result[std::max(g1_t::batch_group * sizeof(jacobian_t),
@@ -78,15 +82,50 @@ private:
 
 combine_slots_t& combine_slots();
 
-// The host function of a G combination: reads the slot's row sums, writes its result.
+// Accumulators of X a slot's rows hold.
+template <class X>
+constexpr size_t slot_capacity() {
+    return sizeof(combine_slot_t::rows) / sizeof(X);
+}
+
+// How many partial sums a window of each level's row msm_device's step 4 leaves to the host
+// (reduce_rows_to's keep) for `sets` windows of `level_count` levels: as many as the slot
+// holds, at most 64; 1 (the GPU sums the rows whole) where that is fewer than 16, as for the
+// many windows of an MSM without shifted copies, whose rows would leave the host much work
+// (windows x levels x keep additions) to spare few launches. The last launches of a row's tree are chains of dependent additions
+// in a block or a few (50 to 180 us each for G1, Nsight Compute, H100, 2026-12-06); a CPU
+// core adds up 64 G1 accumulators in about 0.15 ms, off the GPU.
+template <class X>
+size_t level_row_keep(uint32_t level_count, uint32_t sets) {
+    const size_t capacity = slot_capacity<X>(), rows = size_t(level_count) * sets;
+    if (rows == 0 || capacity <= sets) return 1;
+    const size_t keep = std::min<size_t>((capacity - sets) / rows, 64);
+    return keep >= 16 ? keep : 1;
+}
+
+// The host function of a G combination: reads the slot's partial row sums, writes its result.
 template <class G>
 void CUDART_CB combine_in_slot(void* data) {
     using X = typename G::host_xyzz;
     auto* slot = static_cast<combine_slot_t*>(data);
-    const uint32_t windows = slot->num_windows;
+    const uint32_t windows = slot->num_windows, level_count = slot->levels.count;
+    size_t at = 0;
+    const auto next = [&] {
+        X e;
+        std::memcpy(&e, slot->rows + at++ * sizeof(X), sizeof(X));
+        return e;
+    };
+    // rows: Q_k for each level k, one a window, then the last level's elements.
     X rows[MAX_ROW_SUMS], sums[MAX_COMBINED_WINDOWS];
-    std::memcpy(rows, slot->rows, size_t(slot->levels.count + 1) * windows * sizeof(X));
-    const X* top = rows + size_t(slot->levels.count) * windows;
+    X* const top = rows + size_t(level_count) * windows;
+    for (uint32_t w = 0; w < windows; w++) top[w] = next();
+    for (uint32_t k = 0; k < level_count; k++) {
+        for (uint32_t w = 0; w < windows; w++) {
+            X q = X::inf();
+            for (uint32_t i = 0; i < slot->level_sums[k]; i++) q = q.add(next());
+            rows[size_t(k) * windows + w] = q;
+        }
+    }
     for (uint32_t w = 0; w < windows; w++) sums[w] = window_sum(rows, top, slot->levels, windows, w);
     const typename X::jacobian_t result = combine_windows(sums, windows, slot->c);
     std::memcpy(slot->result, &result, sizeof(result));
@@ -141,12 +180,13 @@ void sum_rows_on_host(const typename G::xyzz* d_rows, size_t row_count, size_t r
 }
 
 // Enqueues on `stream`: *d_out = sum_w 2^(c w) W_w, in blst's Jacobian layout, with W_w the
-// window sum msm/reduction.cuh's window_sum forms from d_rows ((levels.count + 1) rows of
-// num_windows points, as msm_device's q). d_rows must stay valid until the stream has copied
-// it (free it on `stream`).
+// window sum msm/reduction.cuh's window_sum forms from d_rows (laid out as a slot's rows, see
+// combine_slot_t: the last level's elements, then level_sums[k] partial sums a window of each
+// level k's row, num_windows windows). d_rows must stay valid until the stream has copied it
+// (free it on `stream`).
 template <class G>
-void combine_on_host(const typename G::xyzz* d_rows, const level_shifts_t& levels, uint32_t num_windows, uint32_t c,
-                     typename G::jacobian* d_out, cudaStream_t stream) {
+void combine_on_host(const typename G::xyzz* d_rows, const level_shifts_t& levels, const uint32_t* level_sums,
+                     uint32_t num_windows, uint32_t c, typename G::jacobian* d_out, cudaStream_t stream) {
     using X = typename G::host_xyzz;
     static_assert(sizeof(X) == sizeof(typename G::xyzz), "the host and device points must have one layout");
     static_assert(sizeof(typename X::jacobian_t) == sizeof(typename G::jacobian), "and their results too");
@@ -159,12 +199,18 @@ void combine_on_host(const typename G::xyzz* d_rows, const level_shifts_t& level
                  "msm: " + std::to_string(levels.count) + " reduction levels of " + std::to_string(num_windows) +
                      " windows, more row sums than a combination holds (" + std::to_string(MAX_ROW_SUMS) +
                      ")");
+    size_t elements = num_windows;
+    for (uint32_t k = 0; k < levels.count; k++) elements += size_t(level_sums[k]) * num_windows;
+    CUZK_REQUIRE(elements <= slot_capacity<X>(), "msm: " + std::to_string(elements) +
+                                                     " partial row sums, more than a combination holds (" +
+                                                     std::to_string(slot_capacity<X>()) + ")");
     combine_slot_t* slot = combine_slots().take();
     slot->num_windows = num_windows;
     slot->c = c;
     slot->levels = levels;
+    std::copy(level_sums, level_sums + levels.count, slot->level_sums);
     const cudaError_t copied =
-        cudaMemcpyAsync(slot->rows, d_rows, rows * sizeof(typename G::xyzz), cudaMemcpyDeviceToHost, stream);
+        cudaMemcpyAsync(slot->rows, d_rows, elements * sizeof(typename G::xyzz), cudaMemcpyDeviceToHost, stream);
     if (copied != cudaSuccess) combine_slots().give(slot);  // nothing on the stream uses it yet
     CUZK_CUDA_CHECK(copied);
     // From here a failure leaves the slot out of the pool: the stream may still touch it.

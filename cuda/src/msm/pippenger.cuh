@@ -357,24 +357,31 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     if (profile) profile->summed.record(stream);
 
     // Step 4: levels of running sums (msm/reduction.cuh), from the buckets up to one element
-    // a window; each level's row sums (Q_k, one a window) are kept in q's first rows, and the
-    // last level's segment sums (one a window: its buckets' sum) in its last, for the host.
+    // a window. q holds, for the host, the last level's segment sums (one a window: its
+    // buckets' sum) and then each level's row, summed down to at most `keep` partial sums a
+    // window (level_row_keep), which the host adds up to Q_k.
     const level_shifts_t levels = reduction_levels(half, sets);
-    dev_ptr_t<xyzz_t> q(size_t(sets) * (levels.count + 1), stream);
+    const size_t keep = level_row_keep<typename G::host_xyzz>(levels.count, sets);
+    dev_ptr_t<xyzz_t> q(size_t(sets) * (1 + levels.count * keep), stream);
+    uint32_t level_sums[MAX_LEVELS] = {};
+    size_t q_at = sets;  // after the last level's sums
     dev_ptr_t<xyzz_t> scratch_a, scratch_b;
     dev_ptr_t<xyzz_t> level = std::move(buckets);
     size_t per = half;  // elements a window at this level
     for (uint32_t k = 0; k < levels.count; k++) {
         const uint32_t len = 1u << levels.log2_len[k];
         const size_t segments = sets * (per / len);
-        const bool top = k + 1 == levels.count;  // its sums (one a window) go to q's last row
+        const bool top = k + 1 == levels.count;  // its sums (one a window) go to q's first row
         dev_ptr_t<xyzz_t> sums(top ? 0 : segments, stream);
-        xyzz_t* const sums_at = top ? q.get() + size_t(levels.count) * sets : sums.get();
+        xyzz_t* const sums_at = top ? q.get() : sums.get();
         running_sums_kernel<xyzz_t><<<blocks_for(segments, 128), 128, 0, stream>>>(level, len, segments, sums_at);
         CUZK_LAUNCH_CHECK();
-        const xyzz_t* row = reduce_rows<xyzz_t>(level, sets, per, scratch_a, scratch_b, stream);
-        CUZK_CUDA_CHECK(cudaMemcpyAsync(q.get() + k * size_t(sets), row, sets * sizeof(xyzz_t),
-                                        cudaMemcpyDeviceToDevice, stream));
+        size_t kept = 0;
+        const xyzz_t* row = reduce_rows_to<xyzz_t>(level, sets, per, keep, scratch_a, scratch_b, stream, &kept);
+        CUZK_CUDA_CHECK(cudaMemcpyAsync(q.get() + q_at, row, sets * kept * sizeof(xyzz_t), cudaMemcpyDeviceToDevice,
+                                        stream));
+        level_sums[k] = uint32_t(kept);
+        q_at += sets * kept;
         level = std::move(sums);
         per /= len;
     }
@@ -386,7 +393,7 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     // when there is one (see last_step_stream), which frees q there.
     const cudaStream_t last = last_step_stream(stream, tail);
     q.free_on(last);
-    combine_on_host<G>(q, levels, sets, c * copies, d_out, last);
+    combine_on_host<G>(q, levels, level_sums, sets, c * copies, d_out, last);
     if (profile) profile->done.record(last);
 }
 
