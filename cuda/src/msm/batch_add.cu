@@ -9,7 +9,8 @@
 // set). Where the bitmaps are too short to give every resident warp several steps of 32 words,
 // a warp takes 16, 8 or 4 at a time (lanes past them hold no word), so that the SMs stay full
 // (a G2 addition is a chain of thousands of dependent instructions, which a warp or two an SM
-// cannot hide) without more partial sums than one wave of blocks has lanes (batch_launch).
+// cannot hide), with about four steps a warp, so that there are few more partial sums than a
+// wave of blocks has lanes (batch_launch).
 // Each lane keeps one XYZZ accumulator; the per-lane partial sums are summed per bitmap by
 // reduce_rows_to down to at most HOST_SUM_ROW, and those on a CPU core (sum_rows_on_host),
 // since the last levels of a tree on the GPU are chains of dependent additions in a few
@@ -99,17 +100,17 @@ __global__ void __launch_bounds__(THREADS) batch_add_kernel(const typename G::af
 // scheduler never preempts a running block, so no other stream's kernel, however high its
 // priority (an urgent proof's), gets an SM before then. With several waves each block has a
 // bounded share of the work and blocks retire all through the kernel, each retirement a slot
-// that the urgent stream's blocks take first. Long bitmaps (several milliseconds of work) get
-// them; more waves mean more partial sums (WAVES x resident accumulators per bitmap: 8 x 264
-// x 128 G1 points, 52 MiB, on an H200).
+// that the urgent stream's blocks take first. More waves mean more partial sums (WAVES x
+// resident accumulators per bitmap: 8 x 264 x 128 G1 points, 52 MiB, on an H200).
 constexpr size_t WAVES = 8;
 
 // The shape of one batch-addition launch. Each lane's accumulator is a partial sum that a tree
 // adds up afterwards, whose levels are chains of dependent additions: the fewer partials the
 // better, as long as the SMs are full. So a warp takes the widest step (32, 16, 8 or 4 bitmap
-// words) that still gives it about four steps (fewer only at 4 words), which evens out the
-// warps' shares, and the grid is a whole number of waves of resident blocks: one for short
-// bitmaps, up to WAVES for long ones.
+// words) that still gives it about STEPS steps (fewer only at 4 words), which evens out the
+// warps' shares, and the grid has as many blocks as give each warp about STEPS steps: at
+// least one wave of resident blocks, and more for long bitmaps (up to WAVES), so that a
+// block's life stays bounded (a few steps) where the kernel's is not.
 struct batch_launch_t {
     unsigned blocks = 1, step = 32;
     size_t threads() const { return size_t(blocks) * THREADS; }
@@ -128,10 +129,11 @@ batch_launch_t batch_launch(size_t n) {
     const auto blocks_at = [&](size_t step) { return ((words + step - 1) / step + WARPS - 1) / WARPS; };
     unsigned step = 32;
     while (step > 4 && blocks_at(step) < STEPS * resident) step /= 2;
-    const size_t waves = std::min(WAVES, std::max<size_t>(1, (blocks_at(step) / STEPS + resident / 2) / resident));
+    const size_t by_steps = (blocks_at(step) + STEPS - 1) / STEPS;
     batch_launch_t l;
     l.step = step;
-    l.blocks = unsigned(std::max<size_t>(1, std::min(blocks_at(step), waves * resident)));
+    const size_t blocks = std::min({blocks_at(step), resident * WAVES, std::max(resident, by_steps)});
+    l.blocks = unsigned(std::max<size_t>(1, blocks));
     return l;
 }
 
