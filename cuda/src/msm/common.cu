@@ -10,9 +10,6 @@ namespace cuzk::msm {
 
 namespace {
 
-// Threads of block_sums_kernel.
-constexpr unsigned TREE_THREADS = 128;
-
 // out[g * gridDim.x + b] = sum of in[g][b * span .. min(len, (b + 1) * span)), for block (b, g):
 // each thread sums the span's elements strided by the block (span / TREE_THREADS of them), then
 // the block sums those in a tree of pairs in shared memory. Its chain of dependent additions is
@@ -41,18 +38,8 @@ __global__ void __launch_bounds__(TREE_THREADS) block_sums_kernel(const X* in, s
 template <class X>
 const X* reduce_rows_to(const X* in, size_t groups, size_t len, size_t keep, dev_ptr_t<X>& scratch_a,
                         dev_ptr_t<X>& scratch_b, cudaStream_t stream, size_t* kept) {
-    // Launches of block_sums_kernel, each summing spans of a row into one element a block,
-    // until at most `keep` are left a row. Below 2^20 elements in all the chains are
-    // latency-bound (one dependent XYZZ addition takes about 13 us for G1 and 50 us for G2 in a
-    // warp alone, Nsight Compute, H100, 2026-12-06), so a span is four elements a thread: each
-    // factor of two costs about 1.2 dependent additions (four strided, then the tree), where
-    // fan-in-4 chains of one thread an output cost two (and 65,536 batch-addition partials took
-    // four such launches and a row tail, 27 dependent additions, against 19 now). From 2^20 the
-    // launch is throughput-bound, and 32 elements a thread keep the tree's idle lanes rare.
-    // When a launch of such spans would already leave `keep` or fewer (keep > 1: the caller
-    // sums the rest on the host), the spans are the shortest that do, for the shortest chains.
-    constexpr size_t NARROW = 4 * size_t(TREE_THREADS), WIDE = 32 * size_t(TREE_THREADS);
-    constexpr size_t WIDE_FROM = size_t(1) << 20;
+    // Launches of block_sums_kernel, each summing spans of a row (row_span: why their length)
+    // into one element a block, until at most `keep` are left a row.
     static_assert(TREE_THREADS * sizeof(X) <= 48 * 1024, "block_sums_kernel's shared memory needs no opt-in");
     CUZK_REQUIRE(keep >= 1, "reduce_rows: keep at least one element a row");
     const X* cur = in;
@@ -61,11 +48,7 @@ const X* reduce_rows_to(const X* in, size_t groups, size_t len, size_t keep, dev
     CUZK_REQUIRE(groups <= 65535, "reduce_rows: more than 65,535 rows");
     bool use_a = true;
     while (len > keep) {
-        size_t span = groups * len >= WIDE_FROM ? WIDE : NARROW;
-        if (keep > 1 && (len + NARROW - 1) / NARROW <= keep) {
-            const size_t least = (len + keep - 1) / keep;
-            span = (least + TREE_THREADS - 1) / TREE_THREADS * TREE_THREADS;
-        }
+        const size_t span = row_span(groups, len, keep);
         const size_t per_row = (len + span - 1) / span;
         dev_ptr_t<X>& dst = use_a ? scratch_a : scratch_b;
         if (dst.size() < groups * per_row) dst = dev_ptr_t<X>(groups * per_row, stream);

@@ -88,19 +88,13 @@ constexpr size_t slot_capacity() {
     return sizeof(combine_slot_t::rows) / sizeof(X);
 }
 
-// How many partial sums a window of each level's row msm_device's step 4 leaves to the host
-// (reduce_rows_to's keep) for `sets` windows of `level_count` levels: as many as the slot
-// holds, at most 64; 1 (the GPU sums the rows whole) where that is fewer than 16, as for the
-// many windows of an MSM without shifted copies, whose rows would leave the host much work
-// (windows x levels x keep additions) to spare few launches. The last launches of a row's tree are chains of dependent additions
-// in a block or a few (50 to 180 us each for G1, Nsight Compute, H100, 2026-12-06); a CPU
-// core adds up 64 G1 accumulators in about 0.15 ms, off the GPU.
+static_assert(slot_capacity<xyzz_t>() == 512 && slot_capacity<g2_xyzz_t>() == 256,
+              "tests/reduction_emulator checks the reduction for slots of 512 G1 and 256 G2 accumulators");
+
+// msm/reduction.cuh's level_row_keep for a slot of X.
 template <class X>
 size_t level_row_keep(uint32_t level_count, uint32_t sets) {
-    const size_t capacity = slot_capacity<X>(), rows = size_t(level_count) * sets;
-    if (rows == 0 || capacity <= sets) return 1;
-    const size_t keep = std::min<size_t>((capacity - sets) / rows, 64);
-    return keep >= 16 ? keep : 1;
+    return level_row_keep(level_count, sets, slot_capacity<X>());
 }
 
 // The host function of a G combination: reads the slot's partial row sums, writes its result.
@@ -108,24 +102,14 @@ template <class G>
 void CUDART_CB combine_in_slot(void* data) {
     using X = typename G::host_xyzz;
     auto* slot = static_cast<combine_slot_t*>(data);
-    const uint32_t windows = slot->num_windows, level_count = slot->levels.count;
-    size_t at = 0;
-    const auto next = [&] {
+    const uint32_t windows = slot->num_windows;
+    const auto load = [slot](size_t i) {
         X e;
-        std::memcpy(&e, slot->rows + at++ * sizeof(X), sizeof(X));
+        std::memcpy(&e, slot->rows + i * sizeof(X), sizeof(X));
         return e;
     };
-    // rows: Q_k for each level k, one a window, then the last level's elements.
     X rows[MAX_ROW_SUMS], sums[MAX_COMBINED_WINDOWS];
-    X* const top = rows + size_t(level_count) * windows;
-    for (uint32_t w = 0; w < windows; w++) top[w] = next();
-    for (uint32_t k = 0; k < level_count; k++) {
-        for (uint32_t w = 0; w < windows; w++) {
-            X q = X::inf();
-            for (uint32_t i = 0; i < slot->level_sums[k]; i++) q = q.add(next());
-            rows[size_t(k) * windows + w] = q;
-        }
-    }
+    const X* top = rows_from_partials(load, slot->levels, slot->level_sums, windows, rows);
     for (uint32_t w = 0; w < windows; w++) sums[w] = window_sum(rows, top, slot->levels, windows, w);
     const typename X::jacobian_t result = combine_windows(sums, windows, slot->c);
     std::memcpy(slot->result, &result, sizeof(result));

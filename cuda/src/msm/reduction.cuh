@@ -1,9 +1,10 @@
 // Step 4 of the Pippenger MSM (pippenger.cuh): each window's buckets reduced to sum_d d B_d by
 // levels of running sums in segments.
 // Templates over the group's XYZZ type, included by pippenger.cuh, and by host_combine.cuh
-// for window_sum, which runs on the host.
+// for window_sum and rows_from_partials, which run on the host.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace cuzk::msm {
@@ -79,6 +80,67 @@ __host__ __device__ X window_sum(const X* q, const X* top, const level_shifts_t&
         acc = acc.add(q[k * size_t(windows) + w]);
     }
     return acc.add(top[w]);
+}
+
+// The host's end of step 4 where the GPU leaves each level's row as a few partial sums a
+// window (msm_device's q, host_combine.cuh's slot): q holds the last level's sums, one a window,
+// then for each level k, level_sums[k] partial sums of its row a window, window by window.
+// Sums those up into rows[k * windows + w] = Q_k of window w and copies the last level's sums
+// after them, as window_sum takes them; returns where they start. `load(i)` gives q's i-th
+// element (the host function copies it out of pinned memory, the emulator reads a vector);
+// `rows` has room for (levels.count + 1) * windows elements.
+template <class X, class Load>
+X* rows_from_partials(Load load, const level_shifts_t& levels, const uint32_t* level_sums, uint32_t windows,
+                      X* rows) {
+    size_t at = 0;
+    X* const top = rows + size_t(levels.count) * windows;
+    for (uint32_t w = 0; w < windows; w++) top[w] = load(at++);
+    for (uint32_t k = 0; k < levels.count; k++) {
+        for (uint32_t w = 0; w < windows; w++) {
+            X q = X::inf();
+            for (uint32_t i = 0; i < level_sums[k]; i++) q = q.add(load(at++));
+            rows[size_t(k) * windows + w] = q;
+        }
+    }
+    return top;
+}
+
+// How many partial sums a window of each level's row msm_device leaves to the host
+// (reduce_rows_to's keep) for `sets` windows of `level_count` levels, when the host's slot
+// holds `capacity` elements: as many as fit, at most 64; 1 (the GPU sums the rows whole)
+// where that is fewer than 16, as for the many windows of an MSM without shifted copies,
+// whose rows would leave the host much work (windows x levels x keep additions) to spare few
+// launches. The last launches of a row's tree are chains of dependent additions in a block or
+// a few (50 to 180 us each for G1, Nsight Compute, H100, 2026-12-06); a CPU core adds up 64 G1
+// accumulators in about 0.15 ms, off the GPU.
+inline size_t level_row_keep(uint32_t level_count, uint32_t sets, size_t capacity) {
+    const size_t rows = size_t(level_count) * sets;
+    if (rows == 0 || capacity <= sets) return 1;
+    const size_t keep = (capacity - sets) / rows < 64 ? (capacity - sets) / rows : 64;
+    return keep >= 16 ? keep : 1;
+}
+
+// Threads of a block of the row sums' tree (common.cu's block_sums_kernel).
+constexpr uint32_t TREE_THREADS = 128;
+
+// The elements each block of reduce_rows_to's next launch sums (a multiple of TREE_THREADS),
+// for `groups` rows of `len` elements, len > keep >= 1. Below 2^20 elements in all the chains
+// are latency-bound (one dependent XYZZ addition takes about 13 us for G1 and 50 us for G2 in
+// a warp alone, Nsight Compute, H100, 2026-12-06), so a span is four elements a thread: each
+// factor of two costs about 1.2 dependent additions (four strided, then the tree), where
+// fan-in-4 chains of one thread an output cost two (and 65,536 batch-addition partials took
+// four such launches and a row tail, 27 dependent additions, against 19 now). From 2^20 the
+// launch is throughput-bound, and 32 elements a thread keep the tree's idle lanes rare.
+// When a launch of such spans would already leave `keep` or fewer (keep > 1: the caller sums
+// the rest on the host), the spans are the shortest that do, for the shortest chains.
+inline size_t row_span(size_t groups, size_t len, size_t keep) {
+    constexpr size_t NARROW = 4 * size_t(TREE_THREADS), WIDE = 32 * size_t(TREE_THREADS);
+    constexpr size_t WIDE_FROM = size_t(1) << 20;
+    if (keep > 1 && (len + NARROW - 1) / NARROW <= keep) {
+        const size_t least = (len + keep - 1) / keep;
+        return (least + TREE_THREADS - 1) / TREE_THREADS * TREE_THREADS;
+    }
+    return groups * len >= WIDE_FROM ? WIDE : NARROW;
 }
 
 namespace {
