@@ -105,6 +105,17 @@ combine_slots_t& combine_slots() {
 
 void CUDART_CB give_slot_back(void* data) { combine_slots().give(static_cast<combine_slot_t*>(data)); }
 
+void enqueue_slot_round_trip(combine_slot_t* slot, const void* d_in, size_t in_bytes, cudaHostFn_t host_fn,
+                             void* d_out, size_t out_bytes, cudaStream_t stream) {
+    const cudaError_t copied = cudaMemcpyAsync(slot->rows, d_in, in_bytes, cudaMemcpyDeviceToHost, stream);
+    if (copied != cudaSuccess) combine_slots().give(slot);  // nothing on the stream uses it yet
+    CUZK_CUDA_CHECK(copied);
+    // From here a failure leaves the slot out of the pool: the stream may still touch it.
+    CUZK_CUDA_CHECK(cudaLaunchHostFunc(stream, host_fn, slot));
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(d_out, slot->result, out_bytes, cudaMemcpyHostToDevice, stream));
+    CUZK_CUDA_CHECK(cudaLaunchHostFunc(stream, give_slot_back, slot));
+}
+
 #define CUZK_INSTANTIATE(X)                                                                                    \
     template const X* reduce_rows<X>(const X*, size_t, size_t, dev_ptr_t<X>&, dev_ptr_t<X>&, cudaStream_t);     \
     template const X* reduce_rows_to<X>(const X*, size_t, size_t, size_t, dev_ptr_t<X>&, dev_ptr_t<X>&,          \

@@ -97,17 +97,21 @@ size_t level_row_keep(uint32_t level_count, uint32_t sets) {
     return level_row_keep(level_count, sets, slot_capacity<X>());
 }
 
+// Element i of a slot's rows as an X (copied out: the rows are bytes).
+template <class X>
+X slot_element(const combine_slot_t& slot, size_t i) {
+    X e;
+    std::memcpy(&e, slot.rows + i * sizeof(X), sizeof(X));
+    return e;
+}
+
 // The host function of a G combination: reads the slot's partial row sums, writes its result.
 template <class G>
 void CUDART_CB combine_in_slot(void* data) {
     using X = typename G::host_xyzz;
     auto* slot = static_cast<combine_slot_t*>(data);
     const uint32_t windows = slot->num_windows;
-    const auto load = [slot](size_t i) {
-        X e;
-        std::memcpy(&e, slot->rows + i * sizeof(X), sizeof(X));
-        return e;
-    };
+    const auto load = [slot](size_t i) { return slot_element<X>(*slot, i); };
     X rows[MAX_ROW_SUMS], sums[MAX_COMBINED_WINDOWS];
     const X* top = rows_from_partials(load, slot->levels, slot->level_sums, windows, rows);
     for (uint32_t w = 0; w < windows; w++) sums[w] = window_sum(rows, top, slot->levels, windows, w);
@@ -123,17 +127,29 @@ void CUDART_CB sum_rows_in_slot(void* data) {
     auto* slot = static_cast<combine_slot_t*>(data);
     for (uint32_t r = 0; r < slot->row_count; r++) {
         X acc = X::inf();
-        for (uint32_t i = 0; i < slot->row_len; i++) {
-            X e;
-            std::memcpy(&e, slot->rows + (size_t(r) * slot->row_len + i) * sizeof(X), sizeof(X));
-            acc = acc.add(e);
-        }
+        for (uint32_t i = 0; i < slot->row_len; i++)
+            acc = acc.add(slot_element<X>(*slot, size_t(r) * slot->row_len + i));
         const typename X::jacobian_t sum = acc.to_jacobian();
         std::memcpy(slot->result + r * sizeof(sum), &sum, sizeof(sum));
     }
 }
 
 void CUDART_CB give_slot_back(void* data);
+
+// Enqueues on `stream` a slot's round trip through a CPU core: `in_bytes` from d_in into its
+// rows, host_fn(slot), `out_bytes` of its result to d_out, and the slot back to the pool. The
+// caller has taken the slot and filled in its fields. If the first copy cannot be enqueued the
+// slot goes back at once; a later failure leaves it out of the pool (the stream may still
+// touch it).
+void enqueue_slot_round_trip(combine_slot_t* slot, const void* d_in, size_t in_bytes, cudaHostFn_t host_fn,
+                             void* d_out, size_t out_bytes, cudaStream_t stream);
+
+// The host and device forms of G's points share one layout (the round trip copies bytes).
+template <class G>
+constexpr bool host_layout_matches() {
+    return sizeof(typename G::host_xyzz) == sizeof(typename G::xyzz) &&
+           sizeof(typename G::host_xyzz::jacobian_t) == sizeof(typename G::jacobian);
+}
 
 // Enqueues on `stream`: d_out[r] = the sum of row r of d_rows (row_count rows of row_len
 // accumulators, at most G::batch_group rows and HOST_SUM_ROW accumulators a row), in blst's
@@ -142,9 +158,7 @@ void CUDART_CB give_slot_back(void* data);
 template <class G>
 void sum_rows_on_host(const typename G::xyzz* d_rows, size_t row_count, size_t row_len, typename G::jacobian* d_out,
                       cudaStream_t stream) {
-    using X = typename G::host_xyzz;
-    static_assert(sizeof(X) == sizeof(typename G::xyzz), "the host and device points must have one layout");
-    static_assert(sizeof(typename X::jacobian_t) == sizeof(typename G::jacobian), "and their results too");
+    static_assert(host_layout_matches<G>(), "the host and device points and results must have one layout");
     CUZK_REQUIRE(row_count >= 1 && row_count <= size_t(G::batch_group) && row_len >= 1 && row_len <= HOST_SUM_ROW,
                  "batch add: " + std::to_string(row_count) + " rows of " + std::to_string(row_len) +
                      " sums for the host, outside 1.." + std::to_string(G::batch_group) + " rows of 1.." +
@@ -152,15 +166,8 @@ void sum_rows_on_host(const typename G::xyzz* d_rows, size_t row_count, size_t r
     combine_slot_t* slot = combine_slots().take();
     slot->row_count = uint32_t(row_count);
     slot->row_len = uint32_t(row_len);
-    const cudaError_t copied = cudaMemcpyAsync(slot->rows, d_rows, row_count * row_len * sizeof(typename G::xyzz),
-                                               cudaMemcpyDeviceToHost, stream);
-    if (copied != cudaSuccess) combine_slots().give(slot);  // nothing on the stream uses it yet
-    CUZK_CUDA_CHECK(copied);
-    // From here a failure leaves the slot out of the pool: the stream may still touch it.
-    CUZK_CUDA_CHECK(cudaLaunchHostFunc(stream, sum_rows_in_slot<G>, slot));
-    CUZK_CUDA_CHECK(cudaMemcpyAsync(d_out, slot->result, row_count * sizeof(typename G::jacobian),
-                                    cudaMemcpyHostToDevice, stream));
-    CUZK_CUDA_CHECK(cudaLaunchHostFunc(stream, give_slot_back, slot));
+    enqueue_slot_round_trip(slot, d_rows, row_count * row_len * sizeof(typename G::xyzz), sum_rows_in_slot<G>, d_out,
+                            row_count * sizeof(typename G::jacobian), stream);
 }
 
 // Enqueues on `stream`: *d_out = sum_w 2^(c w) W_w, in blst's Jacobian layout, with W_w the
@@ -172,8 +179,7 @@ template <class G>
 void combine_on_host(const typename G::xyzz* d_rows, const level_shifts_t& levels, const uint32_t* level_sums,
                      uint32_t num_windows, uint32_t c, typename G::jacobian* d_out, cudaStream_t stream) {
     using X = typename G::host_xyzz;
-    static_assert(sizeof(X) == sizeof(typename G::xyzz), "the host and device points must have one layout");
-    static_assert(sizeof(typename X::jacobian_t) == sizeof(typename G::jacobian), "and their results too");
+    static_assert(host_layout_matches<G>(), "the host and device points and results must have one layout");
     static_assert(sizeof(typename G::xyzz) <= sizeof(g2_xyzz_t), "a slot holds G2's points");
     CUZK_REQUIRE(num_windows >= 1 && num_windows <= MAX_COMBINED_WINDOWS,
                  "msm: " + std::to_string(num_windows) + " windows to combine, outside 1.." +
@@ -193,15 +199,8 @@ void combine_on_host(const typename G::xyzz* d_rows, const level_shifts_t& level
     slot->c = c;
     slot->levels = levels;
     std::copy(level_sums, level_sums + levels.count, slot->level_sums);
-    const cudaError_t copied =
-        cudaMemcpyAsync(slot->rows, d_rows, elements * sizeof(typename G::xyzz), cudaMemcpyDeviceToHost, stream);
-    if (copied != cudaSuccess) combine_slots().give(slot);  // nothing on the stream uses it yet
-    CUZK_CUDA_CHECK(copied);
-    // From here a failure leaves the slot out of the pool: the stream may still touch it.
-    CUZK_CUDA_CHECK(cudaLaunchHostFunc(stream, combine_in_slot<G>, slot));
-    CUZK_CUDA_CHECK(
-        cudaMemcpyAsync(d_out, slot->result, sizeof(typename G::jacobian), cudaMemcpyHostToDevice, stream));
-    CUZK_CUDA_CHECK(cudaLaunchHostFunc(stream, give_slot_back, slot));
+    enqueue_slot_round_trip(slot, d_rows, elements * sizeof(typename G::xyzz), combine_in_slot<G>, d_out,
+                            sizeof(typename G::jacobian), stream);
 }
 
 }  // namespace cuzk::msm
