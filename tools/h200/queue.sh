@@ -22,7 +22,10 @@ pair() {
   f=$(params_for "$1") || return 1
   $B/bench/bench_groth16 --params "$f" --proof-out /tmp/cuzk.proof --json "$R/cuzk-${1/:/_}.json" "$1" || return 1
   [ -x $B/supraseal-peer ] || { echo "no supraseal-peer in the bundle"; return 1; }
-  $B/supraseal-peer --params "$f" --circuit "$1" --proof-out /tmp/peer.proof --json "$R/peer-${1/:/_}.json" || return 1
+  # PEER_RUNS=N (go.sh's environment): the peer's proofs after its warm-up (3), each with its
+  # own synthesis, about a minute at sha 2^26.
+  $B/supraseal-peer --params "$f" --circuit "$1" --runs "${PEER_RUNS:-3}" --proof-out /tmp/peer.proof \
+    --json "$R/peer-${1/:/_}.json" || return 1
   cmp /tmp/cuzk.proof /tmp/peer.proof && echo "same proof bytes"
 }
 
@@ -43,10 +46,19 @@ ncu_pair() {
   fi
   ncu $m --log-file "$R/ncu-cuzk-${1/:/_}.csv" $B/bench/bench_groth16 --params "$f" "$1" || return 1
   python3 $T/ncusum.py "$R/ncu-cuzk-${1/:/_}.csv"
-  if [ -x $B/supraseal-peer ]; then
-    ncu $m --log-file "$R/ncu-peer-${1/:/_}.csv" $B/supraseal-peer --params "$f" --circuit "$1" --runs 1 || return 1
-    python3 $T/ncusum.py "$R/ncu-peer-${1/:/_}.csv" 2 2  # its warm-up and one proof
-  fi
+  [ -x $B/supraseal-peer ] && { ncu_peer "$1" || return 1; }
+  true
+}
+
+# Nsight Compute over the peer alone (its warm-up and one proof), on ncu_pair's parameters:
+# with ncu_pair CIRCUIT b-g2-gpu, the two sides of a per-proof ratio without cuzk's plain run.
+ncu_peer() {
+  local f
+  f=$(params_for "$1") || return 1
+  [ -x $B/supraseal-peer ] || { echo "no supraseal-peer in the bundle"; return 1; }
+  ncu --clock-control none --metrics gpu__time_duration.sum --csv --log-file "$R/ncu-peer-${1/:/_}.csv" \
+    $B/supraseal-peer --params "$f" --circuit "$1" --runs 1 || return 1
+  python3 $T/ncusum.py "$R/ncu-peer-${1/:/_}.csv" 2 2  # its warm-up and one proof
 }
 
 bench32() {  # bench32 CONFIG KIND NAME ARGS...
@@ -152,8 +164,11 @@ step() {
     ncu_sass chunk-variant regex:chunk_kernel $B/msmexp_variant 24 ;;
   ncu-chunk-g2) ncu_sass chunk2 regex:'chunk_kernel.*g2' $B/bench/bench_msm g2:24 ;;
   ncu-sha22 | ncu-sha24 | ncu-sha26 | ncu-mix24) c=${1#ncu-}; ncu_pair "${c%%[0-9]*}:${c##*[a-z]}" ;;
-  ncu-sha22-b-g2-cpu | ncu-sha24-b-g2-cpu) c=${1#ncu-}; c=${c%-b-g2-cpu}; ncu_pair "${c%%[0-9]*}:${c##*[a-z]}" b-g2-cpu ;;
-  ncu-sha22-b-g2-gpu | ncu-sha24-b-g2-gpu) c=${1#ncu-}; c=${c%-b-g2-gpu}; ncu_pair "${c%%[0-9]*}:${c##*[a-z]}" b-g2-gpu ;;
+  ncu-sha22-b-g2-cpu | ncu-sha24-b-g2-cpu | ncu-sha26-b-g2-cpu | ncu-mix24-b-g2-cpu)
+    c=${1#ncu-}; c=${c%-b-g2-cpu}; ncu_pair "${c%%[0-9]*}:${c##*[a-z]}" b-g2-cpu ;;
+  ncu-sha22-b-g2-gpu | ncu-sha24-b-g2-gpu | ncu-sha26-b-g2-gpu | ncu-mix24-b-g2-gpu)
+    c=${1#ncu-}; c=${c%-b-g2-gpu}; ncu_pair "${c%%[0-9]*}:${c##*[a-z]}" b-g2-gpu ;;
+  ncu-peer-sha22 | ncu-peer-sha24 | ncu-peer-sha26 | ncu-peer-mix24) c=${1#ncu-peer-}; ncu_peer "${c%%[0-9]*}:${c##*[a-z]}" ;;
   ncu-sha22-b-g2-gpu-before) [ -x $B/bench/bench_groth16_before ] || { echo "no bench_groth16_before (pack.sh BEFORE=...)"; return 1; }
     BENCH=bench_groth16_before ncu_pair sha:22 b-g2-gpu ;;
   pair-sha22 | pair-sha24 | pair-sha26 | pair-mix24) c=${1#pair-}; pair "${c%%[0-9]*}:${c##*[a-z]}" ;;
