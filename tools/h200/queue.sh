@@ -29,6 +29,9 @@ pair() {
   cmp /tmp/cuzk.proof /tmp/peer.proof && echo "same proof bytes"
 }
 
+# Nsight Compute's options for kernel durations (ncu_pair, ncu_peer, ncu-g2).
+NCU_TIMES="--clock-control none --metrics gpu__time_duration.sum --csv"
+
 # Nsight Compute: every kernel's duration, for cuzk and the peer on the same parameters.
 # ncu_pair CIRCUIT [b-g2-cpu|b-g2-gpu]: the second form times cuzk alone with B_G2 on the CPU
 # or on the GPU for every proof (under the profiler the measured pace makes auto put it on the
@@ -36,15 +39,14 @@ pair() {
 ncu_pair() {
   local f
   f=$(params_for "$1") || return 1
-  local m="--clock-control none --metrics gpu__time_duration.sum --csv"
   if [ "${2:-}" = b-g2-cpu ] || [ "${2:-}" = b-g2-gpu ]; then
     # BENCH=bench_groth16_before: the previous bundle's (pack.sh with BEFORE=), same parameters.
     local bench=${BENCH:-bench_groth16} csv="$R/ncu-cuzk-${1/:/_}-$2${BENCH:+-before}.csv"
-    ncu $m --log-file "$csv" $B/bench/$bench --params "$f" --b-g2 "${2#b-g2-}" "$1" || return 1
+    ncu $NCU_TIMES --log-file "$csv" $B/bench/$bench --params "$f" --b-g2 "${2#b-g2-}" "$1" || return 1
     python3 $T/ncusum.py "$csv" 12 4  # 8 GPU parts alone and 4 full proofs
     return
   fi
-  ncu $m --log-file "$R/ncu-cuzk-${1/:/_}.csv" $B/bench/bench_groth16 --params "$f" "$1" || return 1
+  ncu $NCU_TIMES --log-file "$R/ncu-cuzk-${1/:/_}.csv" $B/bench/bench_groth16 --params "$f" "$1" || return 1
   python3 $T/ncusum.py "$R/ncu-cuzk-${1/:/_}.csv"
   [ -x $B/supraseal-peer ] && { ncu_peer "$1" || return 1; }
   true
@@ -56,8 +58,7 @@ ncu_peer() {
   local f
   f=$(params_for "$1") || return 1
   [ -x $B/supraseal-peer ] || { echo "no supraseal-peer in the bundle"; return 1; }
-  ncu --clock-control none --metrics gpu__time_duration.sum --csv --log-file "$R/ncu-peer-${1/:/_}.csv" \
-    $B/supraseal-peer --params "$f" --circuit "$1" --runs 1 || return 1
+  ncu $NCU_TIMES --log-file "$R/ncu-peer-${1/:/_}.csv" $B/supraseal-peer --params "$f" --circuit "$1" --runs 1 || return 1
   python3 $T/ncusum.py "$R/ncu-peer-${1/:/_}.csv" 2 2  # its warm-up and one proof
 }
 
@@ -118,7 +119,7 @@ step() {
       $B/tests/groth16 --test-threads 1 --skip urgent_proofs_overtake_running_kernels ;;
   msm) $B/bench/bench_msm --json $R/msm.json 22 24 26 g2:24 ;;
   msm-g2w) $B/bench/bench_msm --json $R/msm-g2w.json --windows 16,18,20 g2:24 ;;
-  ncu-g2) ncu --clock-control none --metrics gpu__time_duration.sum --csv --log-file $R/ncu-g2.csv \
+  ncu-g2) ncu $NCU_TIMES --log-file $R/ncu-g2.csv \
       -k regex:'chunk_kernel|finish|running_sums|block_sums' \
       -c 40 $B/bench/bench_msm g2:24 && python3 $T/ncusum.py $R/ncu-g2.csv ;;
   ntt) $B/bench/bench_ntt --json $R/ntt.json 20 24 27 ;;
