@@ -48,8 +48,7 @@ ncu_pair() {
   fi
   ncu $NCU_TIMES --log-file "$R/ncu-cuzk-${1/:/_}.csv" $B/bench/bench_groth16 --params "$f" "$1" || return 1
   python3 $T/ncusum.py "$R/ncu-cuzk-${1/:/_}.csv"
-  [ -x $B/supraseal-peer ] && { ncu_peer "$1" || return 1; }
-  true
+  if [ -x $B/supraseal-peer ]; then ncu_peer "$1" || return 1; fi
 }
 
 # Nsight Compute over the peer alone (its warm-up and one proof), on ncu_pair's parameters:

@@ -142,10 +142,10 @@ batch_launch_t batch_launch(size_t n) {
 template <class G>
 size_t batch_add_scratch_bytes(size_t n, size_t count) {
     const size_t threads = batch_launch<G>(n).threads();
-    const size_t group = size_t(G::batch_group);
     // Partial sums and the row sums' two scratch buffers (each launch sums 128 or more a block:
-    // less than the partials together).
-    return std::min(count, group) * threads * 2 * sizeof(typename G::xyzz) + (size_t(8) << 20);
+    // less than the partials together), for every bitmap: each group's buffers are freed where
+    // the host's copy of its rows runs, so with a tail stream the groups' may all be held at once.
+    return count * threads * 2 * sizeof(typename G::xyzz) + (size_t(8) << 20);
 }
 
 template <class G>

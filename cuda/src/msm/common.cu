@@ -41,11 +41,11 @@ const X* reduce_rows_to(const X* in, size_t groups, size_t len, size_t keep, dev
     // Launches of block_sums_kernel, each summing spans of a row (row_span: why their length)
     // into one element a block, until at most `keep` are left a row.
     static_assert(TREE_THREADS * sizeof(X) <= 48 * 1024, "block_sums_kernel's shared memory needs no opt-in");
-    CUZK_REQUIRE(keep >= 1, "reduce_rows: keep at least one element a row");
+    CUZK_REQUIRE(keep >= 1, "reduce_rows_to: keep at least one element a row");
     const X* cur = in;
     if (kept) *kept = len;
     if (groups == 0) return cur;
-    CUZK_REQUIRE(groups <= 65535, "reduce_rows: more than 65,535 rows");
+    CUZK_REQUIRE(groups <= 65535, "reduce_rows_to: more than 65,535 rows");
     bool use_a = true;
     while (len > keep) {
         const size_t span = row_span(groups, len, keep);
@@ -61,12 +61,6 @@ const X* reduce_rows_to(const X* in, size_t groups, size_t len, size_t keep, dev
     }
     if (kept) *kept = len;
     return cur;
-}
-
-template <class X>
-const X* reduce_rows(const X* in, size_t groups, size_t len, dev_ptr_t<X>& scratch_a, dev_ptr_t<X>& scratch_b,
-                     cudaStream_t stream) {
-    return reduce_rows_to<X>(in, groups, len, 1, scratch_a, scratch_b, stream, nullptr);
 }
 
 combine_slot_t* combine_slots_t::take() {
@@ -117,7 +111,6 @@ void enqueue_slot_round_trip(combine_slot_t* slot, const void* d_in, size_t in_b
 }
 
 #define CUZK_INSTANTIATE(X)                                                                                    \
-    template const X* reduce_rows<X>(const X*, size_t, size_t, dev_ptr_t<X>&, dev_ptr_t<X>&, cudaStream_t);     \
     template const X* reduce_rows_to<X>(const X*, size_t, size_t, size_t, dev_ptr_t<X>&, dev_ptr_t<X>&,          \
                                         cudaStream_t, size_t*);
 CUZK_INSTANTIATE(xyzz_t)

@@ -32,12 +32,6 @@ namespace cuzk::msm {
 // The most windows a combination takes: 256-bit signed digits in the narrowest window (4 bits).
 constexpr uint32_t MAX_COMBINED_WINDOWS = 64;
 
-// The most accumulators a row that a batch addition leaves to the host (sum_rows_on_host):
-// 128 G1 additions take about 0.3 ms on a CPU core, 128 G2 ones about 1 ms, where the GPU
-// launch they replace is a chain of 8 to 11 dependent additions in a few blocks (0.1 to
-// 0.35 ms, the GPU idle meanwhile but for other streams).
-constexpr size_t HOST_SUM_ROW = 128;
-
 // The pinned host memory of one combination or batch sum in flight: what the stream copies
 // in, what the host function reads and writes, and what the stream copies out. Sized for the
 // larger group (G2).

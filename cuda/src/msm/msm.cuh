@@ -147,16 +147,11 @@ template <class G>
 void batch_add_device(const typename G::affine* d_points, size_t n, const uint64_t* d_words, size_t wpb,
                       size_t count, typename G::jacobian* d_out, cudaStream_t stream, cudaStream_t tail = nullptr);
 
-// Sums each of `groups` rows of `len` accumulators down to one, on `stream`; returns the
-// buffer holding the `groups` results (either `in` itself when len == 1, or `scratch`'s
-// contents). `scratch` is replaced as needed.
-template <class X>
-const X* reduce_rows(const X* in, size_t groups, size_t len, dev_ptr_t<X>& scratch_a, dev_ptr_t<X>& scratch_b,
-                     cudaStream_t stream);
-
-// reduce_rows down to at most `keep` accumulators a row (fewer only where a row was shorter to
-// begin with), for a caller that adds up the rest on the host; returns the buffer of `groups`
-// rows and sets *kept to their length.
+// Sums each of `groups` rows of `len` accumulators down to at most `keep` a row (fewer only
+// where a row was shorter to begin with; 1: each row whole), on `stream`, for a caller that
+// adds up the rest on the host. Returns the buffer of the `groups` rows (`in` itself when no
+// launch was needed, else one of the scratch buffers, which are replaced as needed) and sets
+// *kept to their length.
 template <class X>
 const X* reduce_rows_to(const X* in, size_t groups, size_t len, size_t keep, dev_ptr_t<X>& scratch_a,
                         dev_ptr_t<X>& scratch_b, cudaStream_t stream, size_t* kept);

@@ -25,7 +25,7 @@ constexpr uint32_t FIRST_LEVEL_THREADS = 1u << 15;
 // where R_{u,v} = sum_{v' >= v} E_{uL+v'} are the running sums from the segment's top. So a
 // level writes each segment's running sums R_{u,v>=1} in place and S_u aside
 // (running_sums_kernel), the row sum of the level over the window is Q = sum_u Q_u
-// (reduce_rows), and the segment sums S are the next level's elements,
+// (reduce_rows_to), and the segment sums S are the next level's elements,
 // until one is left per window: sum_j B_j. The window's sum is then
 //     sum_j B_j + Q_0 + L_0 (Q_1 + L_1 (Q_2 + ...)),
 // which window_sum evaluates by Horner's rule (L_k a power of two: doublings), on the host
@@ -120,6 +120,13 @@ inline size_t level_row_keep(uint32_t level_count, uint32_t sets, size_t capacit
     return keep >= 16 ? keep : 1;
 }
 
+// The most accumulators a row that a batch addition leaves to the host (its keep for
+// reduce_rows_to; host_combine.cuh's sum_rows_on_host adds them up): 128 G1 additions take
+// about 0.3 ms on a CPU core, 128 G2 ones about 1 ms, where the GPU launch they replace is a
+// chain of 8 to 11 dependent additions in a few blocks (0.1 to 0.35 ms, the GPU idle meanwhile
+// but for other streams).
+constexpr size_t HOST_SUM_ROW = 128;
+
 // Threads of a block of the row sums' tree (common.cu's block_sums_kernel).
 constexpr uint32_t TREE_THREADS = 128;
 
@@ -147,7 +154,7 @@ namespace {
 
 // One thread per segment of `len` elements, in place: element d >= 1 of the segment becomes
 // R_d, element 0 becomes infinity, and R_0 (the segment's sum) goes to sums[t]; the level's
-// row sum (reduce_rows over every element) is then Q. One accumulator a thread: half the
+// row sum (reduce_rows_to over every element) is then Q. One accumulator a thread: half the
 // registers of the form that also sums the running sums, and one chain of `len` additions,
 // at the price of a write-back and a second pass over the level.
 template <class X>

@@ -32,10 +32,9 @@ struct word_t {
 
 int failures = 0;
 
-// The accumulators host_combine.cuh's slot holds (MAX_ROW_SUMS G2 XYZZ points of 384 bytes):
-// 512 G1 ones (192 bytes) and 256 G2 ones; and the most a batch addition leaves a row to the
-// host (HOST_SUM_ROW).
-constexpr size_t SLOT_G1 = 512, SLOT_G2 = 256, HOST_SUM_ROW = 128;
+// The accumulators host_combine.cuh's slot holds (MAX_ROW_SUMS G2 XYZZ points of 384 bytes,
+// which host_combine.cuh asserts): as many G2 ones, twice as many G1 ones (192 bytes).
+constexpr size_t SLOT_G2 = MAX_ROW_SUMS, SLOT_G1 = 2 * SLOT_G2;
 
 // reduce_rows_to on one of `groups` rows, as its launches group it: spans of row_span
 // elements, each summed into one, until at most `keep` are left. Fails the run where a launch
