@@ -126,6 +126,13 @@ struct ec_xyzz_t {
     }
 
     // this + o (add-2008-s), every case handled.
+    // ZZ1*ZZ2 and ZZZ1*ZZZ2 are formed before the branch, so that no coordinate of either
+    // operand is needed after it: the operands' registers free up early, which is what keeps
+    // the G2 reduction kernels (Fp2: 8 x 12 words an operand) from spilling. The same-point
+    // branch then doubles (U1, S1, ZZ1*ZZ2, ZZZ1*ZZZ2): this point, its coordinates scaled by
+    // ZZ2 and ZZZ2 (x = U1/(ZZ1 ZZ2) = X1/ZZ1, y = S1/(ZZZ1 ZZZ2) = Y1/ZZZ1), so the result is
+    // 2 * this as before, in other coordinates. The products and their association are those
+    // of add-2008-s.
     __host__ __device__ __forceinline__ ec_xyzz_t add(const ec_xyzz_t& o) const {
         if (o.is_inf()) return *this;
         if (is_inf()) return o;
@@ -133,10 +140,12 @@ struct ec_xyzz_t {
         F u2 = o.x * zz;  // U2 = X2*ZZ1
         F s1 = y * o.zzz;  // S1 = Y1*ZZZ2
         F s2 = o.y * zzz;  // S2 = Y2*ZZZ1
+        F zz12 = zz * o.zz;
+        F zzz12 = zzz * o.zzz;
         F h = u2 - u1;  // P
         F r = s2 - s1;  // R
         if (h.is_zero()) {
-            if (r.is_zero()) return dbl();
+            if (r.is_zero()) return ec_xyzz_t{u1, s1, zz12, zzz12}.dbl();
             return inf();
         }
         F hh = h.sqr();  // PP
@@ -144,7 +153,7 @@ struct ec_xyzz_t {
         F q = u1 * hh;  // Q = U1*PP
         F x3 = r.sqr() - hhh - q.dbl();
         F y3 = F::mul_sub(r, q - x3, s1, hhh);
-        return {x3, y3, zz * o.zz * hh, zzz * o.zzz * hhh};
+        return {x3, y3, zz12 * hh, zzz12 * hhh};
     }
 
     __host__ __device__ __forceinline__ ec_xyzz_t neg() const { return {x, y.neg(), zz, zzz}; }

@@ -125,7 +125,7 @@ void check_g1(std::mt19937_64& rng, int steps) {
         expect("scripted add_affine", step++, ref, acc);
     }
     // Seeded random steps: mostly new points, sometimes the accumulator itself or its negation.
-    int doublings = 1, cancels = 1, full = 0;  // the script's one of each, and full additions
+    int doublings = 1, cancels = 1, full = 0, rescaled = 0;  // the script's one of each, and full additions
     for (; step < steps; step++) {
         const int kind = int(rng() % 8);
         point p = multiples[rng() % multiples.size()];
@@ -139,6 +139,19 @@ void check_g1(std::mt19937_64& rng, int steps) {
             acc = acc.dbl();
             ref = g.add(ref, ref);
             expect("dbl", step, ref, acc);
+        }
+        if (kind == 5 && !ref.inf) {
+            // A full addition of the accumulator to itself in other coordinates
+            // (X l^2, Y l^3, ZZ l^2, ZZZ l^3 for an l of the field): add's same-point branch,
+            // reached with operands that differ in every coordinate.
+            const auto l = g.to_device(multiples[rng() % multiples.size()]).x;
+            const auto l2 = l.sqr();
+            const auto l3 = l2 * l;
+            const xyzz_t other{acc.x * l2, acc.y * l3, acc.zz * l2, acc.zzz * l3};
+            acc = acc.add(other);
+            ref = g.add(ref, ref);
+            expect("add of the same point, rescaled", step, ref, acc);
+            rescaled++;
         }
         if (kind == 4) {
             // A full addition with another accumulator: 3 P_k built by mixed additions,
@@ -160,13 +173,17 @@ void check_g1(std::mt19937_64& rng, int steps) {
             full++;
         }
     }
-    if (doublings < 3 || cancels < 3 || full < 3) {
-        std::fprintf(stderr, "FAIL G1: too few steps through the branches (%d doublings, %d cancellations, %d full)\n",
-                     doublings, cancels, full);
+    if (doublings < 3 || cancels < 3 || full < 3 || rescaled < 3) {
+        std::fprintf(stderr,
+                     "FAIL G1: too few steps through the branches (%d doublings, %d cancellations, %d full, %d "
+                     "rescaled)\n",
+                     doublings, cancels, full, rescaled);
         std::exit(1);
     }
-    std::printf("G1: %d steps of add_affine, add and dbl equal (%d doublings, %d cancellations, %d full additions)\n",
-                steps, doublings, cancels, full);
+    std::printf(
+        "G1: %d steps of add_affine, add and dbl equal (%d doublings, %d cancellations, %d full additions, %d of a "
+        "point to itself rescaled)\n",
+        steps, doublings, cancels, full, rescaled);
 }
 
 }  // namespace
