@@ -10,6 +10,12 @@
 # 17 MiB (xz's window does not reach back to the same bytes of this build's binaries).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# supraseal-c2's bindgen needs libclang, which a fresh VM lacks (.ci/run installs it): without
+# it the build stops 25 minutes in, after the CUDA code, so it is checked first.
+if ! compgen -G '/usr/lib/llvm-*/lib/libclang.so' >/dev/null && [ -z "${LIBCLANG_PATH:-}" ]; then
+  echo "pack.sh: no libclang for supraseal-c2's bindgen: apt-get install -y libclang-dev (or set LIBCLANG_PATH)" >&2
+  exit 1
+fi
 eval "$(cargo run --quiet -p xtask -- cuda-toolchain)"
 export CUZK_CUDA_ARCHS=${CUZK_CUDA_ARCHS:-90}
 cargo xtask gpu-bundle
