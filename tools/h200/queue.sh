@@ -130,6 +130,9 @@ step() {
   # one's, alternating, twice.
   msm-ab) before_after msm bench_msm 24 26 g2:24 || return 1
     python3 $T/compare.py $R/msm-before-*.json -- $R/msm-after-*.json ;;
+  # G2 alone (a G2-only kernel change, in a quarter of msm-ab's device time).
+  msm-g2-ab) before_after msm-g2 bench_msm g2:24 || return 1
+    python3 $T/compare.py $R/msm-g2-before-*.json -- $R/msm-g2-after-*.json ;;
   # One proof after synthesis, the previous bundle's bench_groth16 (pack.sh with BEFORE=archive)
   # and this one's, alternating, twice; B_G2 and the splits on the GPU, no CPU prover.
   groth16-ab) before_after groth16 bench_groth16 --cpu-max 1 --b-g2 gpu --splits gpu sha:22 mix:24 ;;

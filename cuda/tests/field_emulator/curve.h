@@ -125,7 +125,9 @@ void check_g1(std::mt19937_64& rng, int steps) {
         expect("scripted add_affine", step++, ref, acc);
     }
     // Seeded random steps: mostly new points, sometimes the accumulator itself or its negation.
-    int doublings = 1, cancels = 1, full = 0, rescaled = 0;  // the script's one of each, and full additions
+    // The script's one doubling and one cancellation; full additions and additions of a point
+    // to itself in other coordinates are counted from none.
+    int doublings = 1, cancels = 1, full = 0, rescaled = 0;
     for (; step < steps; step++) {
         const int kind = int(rng() % 8);
         point p = multiples[rng() % multiples.size()];
