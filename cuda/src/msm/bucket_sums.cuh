@@ -82,17 +82,24 @@ __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const typename G::
                                                     typename G::xyzz* buckets, typename G::xyzz* partials) {
     using xyzz_t = typename G::xyzz;
     using affine_t = typename G::affine;
+    // A G2 addition is about 12,000 instructions, more than the SM's instruction caches hold:
+    // warps at different places of it each fetch it from L2 (30% of G2's stall samples were
+    // "no instruction", Nsight Compute, 2026-12-04). So G2's warps of a block step through
+    // the points in lockstep (a barrier an addition), where one fetch serves the block; every
+    // thread, a chunk's or not, takes CHUNK steps (G2 MSM 2^24 2.5-4% faster, H100).
+    constexpr bool lockstep = sizeof(affine_t) > sizeof(g1_t::affine);
     const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    if (t >= total_chunks) return;
-    const size_t w = t / per_window;
-    const uint32_t j0 = uint32_t((t - w * per_window) * CHUNK);
-    const uint32_t j1 = uint32_t(min(size_t(j0) + CHUNK, n));
+    const bool active = t < total_chunks;
+    if (!lockstep && !active) return;
+    const size_t w = active ? t / per_window : 0;
+    const uint32_t j0 = active ? uint32_t((t - w * per_window) * CHUNK) : 0;
+    const uint32_t j1 = active ? uint32_t(min(size_t(j0) + CHUNK, n)) : 0;
     const uint32_t* ends = run_end + w * (half + 1);
     const uint32_t* vals = sorted_vals + w * n;
     xyzz_t* window_buckets = buckets + w * half;
 
     const auto run_end_of = [&](uint32_t d) { return load_ahead(ends + d); };
-    walk::cursor_t run = walk::cursor_at(run_end_of, half, first_digit[t]);
+    walk::cursor_t run = walk::cursor_at(run_end_of, half, first_digit[active ? t : 0]);
     bool tail_written = false;
     // Ends the current digit's segment (non-empty: the walk only enters a digit at one of its
     // entries).
@@ -114,7 +121,7 @@ __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const typename G::
     // one of two shared slots of the thread instead (read one, fill the other).
     constexpr bool staged = sizeof(affine_t) > sizeof(g1_t::affine);
     xyzz_t acc = xyzz_t::inf();
-    uint32_t v = vals[j0];
+    uint32_t v = active ? vals[j0] : 0;
     // The value after v, loaded one addition before its point is: the point's address waits
     // for it.
     uint32_t v_ahead = j0 + 1 < j1 ? load_ahead(vals + j0 + 1) : 0;
@@ -123,11 +130,17 @@ __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const typename G::
     if constexpr (staged) {
         __shared__ affine_t staging[2 * CHUNK_THREADS];
         slots = staging + 2 * threadIdx.x;
-        stage_point(slots, points + (v & ~SIGN_BIT));
+        if (active) stage_point(slots, points + (v & ~SIGN_BIT));
     } else {
         next = points[v & ~SIGN_BIT];
     }
-    for (uint32_t j = j0; j < j1; j++) {
+    // G1's warps walk their chunks freely: an addition of about 4,400 instructions fits the
+    // caches, and in lockstep G1 was slower (docs/benchmarks.md, 2026-12-07).
+    for (uint32_t j = j0; lockstep ? j < j0 + CHUNK : j < j1; j++) {
+        if constexpr (lockstep) {
+            __syncthreads();
+            if (j >= j1) continue;
+        }
         const uint32_t cur_v = v;
         affine_t q;
         if constexpr (staged) {
@@ -158,6 +171,7 @@ __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const typename G::
             acc = acc.add_affine(q);
         }
     }
+    if (!active) return;
     close(acc);
     if (!tail_written) partials[2 * t + 1] = xyzz_t::inf();
 }

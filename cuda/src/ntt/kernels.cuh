@@ -75,10 +75,14 @@ __device__ __forceinline__ void run_pass(const Env& env, const pass_args_t& a) {
 // One pass. DIT = false: the forward family (natural in, twiddle out); DIT = true: the
 // reverse family (twiddle in, natural out). One thread per 2^ROUND_LOG elements of the block;
 // dynamic shared memory: 8 words per element (32 KiB for a full block). A thread holds eight
-// elements and a product's operands. Built for sm_90 the reverse kernel fits four blocks a SM
-// (128 registers, 8 bytes spilled), the forward one three (168 registers, 12 bytes spilled).
+// elements and a product's operands. The launch bounds ask for occupancy over registers: built
+// for sm_90 the forward kernel fits four blocks a SM (128 registers, 180 bytes spilled; at
+// three blocks it took 168 with 16 spilled) and the reverse one five (96 registers, 64 bytes
+// spilled; 128 and none at four). Measured on an H100 (nttexp, 2026-12-07): the forward 2^27
+// 47.5 to 46.4 ms, the H pipeline 2^27 285.6 to 278.7; fewer blocks were slower still (2^27
+// forward at two blocks, 198 registers with no spills: 54.0 ms, 2026-12-06).
 template <bool DIT>
-__global__ void __launch_bounds__(PASS_THREADS, DIT ? 4 : 3) pass_kernel(const pass_args_t a) {
+__global__ void __launch_bounds__(PASS_THREADS, DIT ? 5 : 4) pass_kernel(const pass_args_t a) {
     run_pass<DIT>(device_env_t{}, a);
 }
 
