@@ -131,7 +131,7 @@ void run(const char* group, int log_n, uint32_t c, uint32_t copies, char mode) {
     affine h_out;
     CUZK_CUDA_CHECK(cudaMemcpy(&h_out, d_aff, sizeof(h_out), cudaMemcpyDeviceToHost));
     CUZK_CUDA_CHECK(cudaFree(d_aff));
-    std::printf("  %s 2^%-4d%c c %-2u x%-2u %8.2f %8.2f %8.2f %8.2f   %016llx  (copies made in %.1f ms)\n", group,
+    std::printf("  %s 2^%-4d %c c %-2u x%-2u %8.2f %8.2f %8.2f %8.2f   %016llx  (copies made in %.1f ms)\n", group,
                 log_n, mode, c, copies, ms, profile.sorted.since(profile.begin), profile.summed.since(profile.sorted),
                 profile.done.since(profile.summed), static_cast<unsigned long long>(hash_bytes(&h_out, sizeof(h_out))),
                 shift_ms);
@@ -145,15 +145,15 @@ void run(const char* group, int log_n, uint32_t c, uint32_t copies, char mode) {
 int main(int argc, char** argv) try {
     std::vector<const char*> sizes(argv + 1, argv + argc);
     if (sizes.empty()) sizes = {"22", "24", "26"};
-    std::printf("MSM, random inputs, median of 7 after 2 (ms)\n");
-    std::printf("  group size  window        MSM     sort  buckets   reduce   result hash\n");
+    std::printf("MSM on generated inputs, median of 7 after 2 (ms; scalars r random, s below 2^32, e equal)\n");
+    std::printf("  grp size  s window        MSM     sort  buckets   reduce   result hash\n");
     for (const char* size : sizes) {
         const bool g2 = std::strncmp(size, "g2:", 3) == 0;
         unsigned log_n = 0, c = 0, copies = 1;
         const char* slash = std::strchr(size, '/');
         const char mode = slash ? slash[1] : 'r';
         if (std::sscanf(size + (g2 ? 3 : 0), "%u:%u:%u", &log_n, &c, &copies) < 1 || copies < 1 ||
-            (mode != 'r' && mode != 's' && mode != 'e')) {
+            (mode != 'r' && mode != 's' && mode != 'e') || (slash && slash[2] != '\0')) {
             std::fprintf(stderr, "msmexp: %s is not LOG2[:C:COPIES][/r|s|e]\n", size);
             return 2;
         }
