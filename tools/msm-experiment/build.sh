@@ -7,9 +7,9 @@
 # `git archive`). nvcc: tools/common/nvcc.sh.
 # SHARED_OBJ=DIR: for variants that differ only in the MSM's kernels (msm_g1.cu, msm_g2.cu and
 # the headers only they include, such as msm/bucket_sums.cuh): main.cu, common.cu, mont.cu and
-# error.cu are compiled once into DIR, from the SRC_ROOT of the first build that finds them
-# missing, and linked into every later build (use one DIR per MSMEXP_G2 setting and set of
-# flags); each build then compiles its MSM files alone
+# error.cu are compiled into DIR by the first build that finds them missing or older than the
+# file it compiles, and linked into every later build (use one DIR per MSMEXP_G2 setting and
+# set of flags); each build then compiles its MSM files alone
 # (about a minute for G1 here, against about five for the whole).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,7 +31,7 @@ else
   objs=()
   for f in "${rest[@]}"; do
     o="$SHARED_OBJ/$(basename "$f" .cu).o"
-    [ -f "$o" ] || "$nvcc" "${flags[@]}" "${g2[@]}" -dc "$f" -o "$o"
+    [ "$o" -nt "$f" ] || "$nvcc" "${flags[@]}" "${g2[@]}" -dc "$f" -o "$o"
     objs+=("$o")
   done
   own=$(mktemp -d)

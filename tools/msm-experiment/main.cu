@@ -11,7 +11,8 @@
 //        default 22 24 26; g2: a G2 MSM of that size, when built with MSMEXP_G2=1; C:COPIES:
 //        windows of C bits over COPIES shifted copies of the bases (msm_device's `copies`,
 //        made once by shift_bases, outside the timing); MODE, the scalars: r random below
-//        2^254 (default), s small (below 2^32: the top windows' digits all zero), e all equal
+//        2^254 (default), s small (below 2^32: every digit above bit 32 zero, bar one signed
+//        carry), e all equal
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -63,20 +64,11 @@ __global__ void scalars_kernel(fr_t* scalars, size_t n, char mode, const fr_t fi
     scalars[i] = v.from_canonical();
 }
 
-// The result in affine form (x = X/Z^2, y = Y/Z^3; infinity (0, 0)), so that equal points
+// The result in affine form (ec_xyzz_t's conversions; infinity (0, 0)), so that equal points
 // hash alike whatever their Jacobian coordinates.
-template <class J, class A>
-__global__ void affine_kernel(const J* in, A* out) {
-    const J p = *in;
-    if (p.z.is_zero()) {
-        out->x = decltype(p.z)::zero();
-        out->y = decltype(p.z)::zero();
-        return;
-    }
-    const auto zi = p.z.inverse();
-    const auto zi2 = zi.sqr();
-    out->x = p.x * zi2;
-    out->y = p.y * zi2 * zi;
+template <class G>
+__global__ void affine_kernel(const typename G::jacobian* in, typename G::affine* out) {
+    *out = G::xyzz::from_jacobian(*in).to_affine();
 }
 
 uint64_t hash_bytes(const void* p, size_t len) {
@@ -126,7 +118,7 @@ void run(const char* group, int log_n, uint32_t c, uint32_t copies, char mode) {
     const float ms = median_of([&] { msm::msm_device<G>(points, scalars, n, out, 0, &profile, c, nullptr, copies); });
     affine* d_aff;
     CUZK_CUDA_CHECK(cudaMalloc(&d_aff, sizeof(affine)));
-    affine_kernel<<<1, 1>>>(out, d_aff);
+    affine_kernel<G><<<1, 1>>>(out, d_aff);
     CUZK_LAUNCH_CHECK();
     affine h_out;
     CUZK_CUDA_CHECK(cudaMemcpy(&h_out, d_aff, sizeof(h_out), cudaMemcpyDeviceToHost));

@@ -87,7 +87,8 @@ __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const typename G::
     // "no instruction", Nsight Compute, 2026-12-04). So G2's warps of a block step through
     // the points in lockstep (a barrier an addition), where one fetch serves the block; every
     // thread, a chunk's or not, takes CHUNK steps (G2 MSM 2^24 2.5-4% faster, H100).
-    constexpr bool lockstep = sizeof(affine_t) > sizeof(g1_t::affine);
+    constexpr bool g2_points = sizeof(affine_t) > sizeof(g1_t::affine);
+    constexpr bool lockstep = g2_points;
     const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     const bool active = t < total_chunks;
     if (!lockstep && !active) return;
@@ -119,7 +120,7 @@ __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const typename G::
     // A G1 point waits in registers. A G2 point (192 bytes) would hold 48 more registers
     // across the addition, which already spills there, so it is copied asynchronously into
     // one of two shared slots of the thread instead (read one, fill the other).
-    constexpr bool staged = sizeof(affine_t) > sizeof(g1_t::affine);
+    constexpr bool staged = g2_points;
     xyzz_t acc = xyzz_t::inf();
     uint32_t v = active ? vals[j0] : 0;
     // The value after v, loaded one addition before its point is: the point's address waits
