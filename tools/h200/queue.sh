@@ -117,7 +117,7 @@ step() {
   memcheck) CUZK_SMALL=1 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 1 \
       $B/tests/groth16 --test-threads 1 --skip urgent_proofs_overtake_running_kernels ;;
   msm) $B/bench/bench_msm --json $R/msm.json 22 24 26 g2:24 ;;
-  msm-g2w) $B/bench/bench_msm --json $R/msm-g2w.json --windows 16,18,20 g2:24 ;;
+  msm-g2w) $B/bench/bench_msm --json $R/msm-g2w.json --windows 16,18,20,22 g2:22 g2:24 ;;
   ncu-g2) ncu $NCU_TIMES --log-file $R/ncu-g2.csv \
       -k regex:'chunk_kernel|finish|running_sums|block_sums' \
       -c 40 $B/bench/bench_msm g2:24 && python3 $T/ncusum.py $R/ncu-g2.csv ;;

@@ -98,6 +98,16 @@ __global__ void __launch_bounds__(CHUNK_THREADS) chunk_kernel(const typename G::
     const uint32_t* ends = run_end + w * (half + 1);
     const uint32_t* vals = sorted_vals + w * n;
     xyzz_t* window_buckets = buckets + w * half;
+    // The zero digits sort first in their window and add nothing: a chunk of zero digits alone
+    // leaves only its empty tail, and its points are not loaded (small scalars, such as a
+    // circuit's 32-bit words, have every window above their top bits all zero). G2's warps,
+    // in lockstep, walk such a chunk as the others do.
+    if constexpr (!lockstep) {
+        if (j1 <= ends[0]) {
+            partials[2 * t + 1] = xyzz_t::inf();
+            return;
+        }
+    }
 
     const auto run_end_of = [&](uint32_t d) { return load_ahead(ends + d); };
     walk::cursor_t run = walk::cursor_at(run_end_of, half, first_digit[active ? t : 0]);

@@ -86,8 +86,10 @@ namespace cuzk::msm {
 // uneven, and warps waited for their longest one. With chunks of equal length (step 2) the
 // bucket sums of 2^26 points took 469 ms at 16 bits, 413 at 20 and 395 at 22 (the same day,
 // later), so the plan weighs the whole range; at 22 bits the reduction of 25 M buckets
-// (51 ms) eats the gain at 2^26; the plan takes 20 bits for 2^24 to 2^26 points and 22
-// from 2^27 (the H MSM of a 32 GiB PoRep or WindowPoSt partition: 0.916 s at 2^27).
+// (51 ms then, 34 ms since) took most of the gain at 2^26; the plan takes 20 bits for 2^24
+// and 2^25 points and 22 from 2^26 (msmexp on an H100, 2026-12-07: 2^26 394.0 ms at 22 bits
+// against 404.0 at 20; 2^25 206.3 at 20 against 217.2 at 22) and so for the H MSM of a
+// 32 GiB PoRep or WindowPoSt partition (2^27).
 constexpr uint32_t PLAN_MAX_WINDOW = MAX_WINDOW;
 static_assert(fr_t::N == digits::LIMBS, "digits.cuh reads eight 32-bit limbs");
 
