@@ -20,10 +20,12 @@ shifted_plan_t plan_shifted(size_t n, uint32_t max_copies) {
     //     more, with the bucket sums at 2.52 G additions/s; 5.2 a bucket was right when the
     //     22-bit reduction took 51.8 ms). G2's costs about 3.75 of its own additions a bucket
     //     at the margin (bench_msm --windows on an H100, 2026-12-07: G2 2^24 reduced in 40.5 ms
-    //     at 20 bits and 135.5 at 22, with its bucket sums at 0.73 G/s), which would change the
-    //     choice only at 2^9 and 2^15 points, so one plan serves both groups; that sweep found
-    //     the plan's 16 bits fastest for G2 at 2^22 (104.3 ms; 18: 111.0, 20: 127.1, 22: 243.5)
-    //     and 20 at 2^24 (352.1; 16: 391.0, 18: 378.3, 22: 445.6).
+    //     at 20 bits and 135.5 at 22, with its bucket sums at 0.73 G/s). Priced so, G2's plan
+    //     would differ at powers of two only at 2^9 and 2^15 points, but between them over about
+    //     an eighth of the sizes (for example 51-60 M points: 20 bits instead of 22); the plan
+    //     is still one for both groups. The same sweep found the plan's 16 bits fastest for G2
+    //     at 2^22 (104.3 ms; 18: 111.0, 20: 127.1, 22: 243.5) and 20 at 2^24 (352.1; 16: 391.0,
+    //     18: 378.3, 22: 445.6).
     // c is the cheapest in [MIN_WINDOW, PLAN_MAX_WINDOW]; copies the fewest that give the
     // least count of sets max_copies allows.
     max_copies = std::max(max_copies, 1u);
