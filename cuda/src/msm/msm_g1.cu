@@ -15,17 +15,11 @@ shifted_plan_t plan_shifted(size_t n, uint32_t max_copies) {
     //   - the digits and their radix sort, about 0.05 per entry and pass of 8 key bits (on the
     //     H200 a pass over 2^26 pairs took about 1.5 ms, the time of 3 M additions at 2.2 G/s);
     //   - per bucket of the H = 2^(c-1): the reduction's running sums and row sums, about 3.2
-    //     additions per bucket, 1.6 * 2^c (msmexp on an H100, 2026-12-07: at 2^26 points,
-    //     12 windows of 22 bits reduced in 34.4 ms and 13 of 20 bits in 11.0, 1.3 ns a bucket
-    //     more, with the bucket sums at 2.52 G additions/s; 5.2 a bucket was right when the
-    //     22-bit reduction took 51.8 ms). G2's costs about 3.75 of its own additions a bucket
-    //     at the margin (bench_msm --windows on an H100, 2026-12-07: G2 2^24 reduced in 40.5 ms
-    //     at 20 bits and 135.5 at 22, with its bucket sums at 0.73 G/s). Priced so, G2's plan
-    //     would differ at powers of two only at 2^9 and 2^15 points, but between them over about
-    //     an eighth of the sizes (for example 51-60 M points: 20 bits instead of 22); the plan
-    //     is still one for both groups. The same sweep found the plan's 16 bits fastest for G2
-    //     at 2^22 (104.3 ms; 18: 111.0, 20: 127.1, 22: 243.5) and 20 at 2^24 (352.1; 16: 391.0,
-    //     18: 378.3, 22: 445.6).
+    //     additions per bucket, 1.6 * 2^c (msmexp on an H100, 2026-12-07: 12 windows of 22
+    //     bits over 2^26 points reduced in 34.4 ms, 13 of 20 bits in 11.0). G2's reduction
+    //     costs about 3.75 of its own additions a bucket, a price that would change G2's choice
+    //     at some sizes between powers of two; the plan is one for both groups, and G2 sweeps
+    //     at 2^22 and 2^24 found its choices fastest (docs/benchmarks.md, nineteenth session).
     // c is the cheapest in [MIN_WINDOW, PLAN_MAX_WINDOW]; copies the fewest that give the
     // least count of sets max_copies allows.
     max_copies = std::max(max_copies, 1u);
