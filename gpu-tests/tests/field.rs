@@ -190,6 +190,41 @@ fn fp_arithmetic_matches_blst() {
     }
 }
 
+/// The redundant form (below 2p) that G1's bucket sums keep: every operation on both
+/// representatives of its operands gives blst's result once brought back, and the zero test
+/// accepts both representatives of zero only.
+#[test]
+fn fp_redundant_form_matches_blst() {
+    let mut rng = rng();
+    // Each pair four times in a row, so that it meets all four raisings (index bits 0 and 1).
+    let (a1, b1) = pairs(&fp_edges(), RANDOM_PAIRS / 4, || fp::random(&mut rng));
+    let a: Vec<blst_fp> = a1.iter().flat_map(|x| [*x; 4]).collect();
+    let b: Vec<blst_fp> = b1.iter().flat_map(|x| [*x; 4]).collect();
+    for op in ARITHMETIC.into_iter().filter(|op| *op != FieldOp::Neg) {
+        let gpu = testing::fp_lazy_op(op, &a, &b).unwrap();
+        let cpu: Vec<blst_fp> = a.iter().zip(&b).map(|(x, y)| fp_cpu(op, x, y)).collect();
+        assert_same(&format!("Fp redundant {op:?}"), &gpu, &cpu, |i| {
+            format!(
+                "a={:x?} (raised: {}) b={:x?} (raised: {})",
+                a[i].l,
+                i & 1,
+                b[i].l,
+                (i >> 1) & 1
+            )
+        });
+    }
+    assert!(testing::fp_lazy_op(FieldOp::Neg, &a, &b).is_err());
+    let zero = testing::fp_lazy_is_zero(&a).unwrap();
+    let cpu_zero: Vec<bool> = a.iter().map(|x| x.l == [0; 6]).collect();
+    assert!(
+        cpu_zero.iter().filter(|z| **z).count() >= 8,
+        "zero is among the edges"
+    );
+    assert_same("Fp redundant is_zero", &zero, &cpu_zero, |i| {
+        format!("a={:x?} (raised: {})", a[i].l, i & 1)
+    });
+}
+
 #[test]
 fn fp_inverse_matches_blst() {
     let mut rng = rng();

@@ -79,6 +79,21 @@ fn mixed_add_matches_blstrs() {
     check_points("G1 mixed add", &gpu, &cpu, |i| {
         format!("case {i}: a={:?} b={:?}", a[i], b[i])
     });
+    // The bucket sums' form of it (Fp's redundant form): each case twice, so that it runs
+    // with the accumulator's coordinates as they are and raised by p.
+    let a2: Vec<G1Projective> = a.iter().flat_map(|x| [*x; 2]).collect();
+    let b2: Vec<G1Affine> = b.iter().flat_map(|x| [*x; 2]).collect();
+    let cpu2: Vec<G1Projective> = cpu.iter().flat_map(|x| [*x; 2]).collect();
+    let lazy = testing::g1_lazy_add_affine(&a2, &b2).unwrap();
+    check_points("G1 redundant mixed add", &lazy, &cpu2, |i| {
+        format!(
+            "case {}: a={:?} b={:?} raised: {}",
+            i / 2,
+            a2[i],
+            b2[i],
+            i & 1
+        )
+    });
 }
 
 #[test]

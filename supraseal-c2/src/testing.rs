@@ -129,6 +129,43 @@ pub fn fp_op(op: FieldOp, a: &[Fp], b: &[Fp]) -> Result<Vec<Fp>, CudaError> {
     )
 }
 
+/// `op(a[i], b[i])` by the GPU's operations on Fp's redundant form (values below 2p, kept by
+/// G1's bucket sums), brought back to the canonical form: odd `i` take `a[i] + p` as their
+/// first operand, and `i` with bit 1 set `b[i] + p` as their second, so that both
+/// representatives of each value are exercised. Neg and Inverse have no redundant form.
+pub fn fp_lazy_op(op: FieldOp, a: &[Fp], b: &[Fp]) -> Result<Vec<Fp>, CudaError> {
+    if matches!(op, FieldOp::Neg | FieldOp::Inverse) {
+        return Err(CudaError::InvalidArgument(format!(
+            "{op:?} has no redundant form"
+        )));
+    }
+    check_operands(op, a, b)?;
+    elementwise(
+        a,
+        op.is_binary().then_some(b),
+        Fp::default(),
+        |a, b, out, n| {
+            // SAFETY: as in `fp_op`.
+            unsafe { ffi::cuzk_test_fp_lazy_op(op.raw(), a.cast(), b.cast(), out.cast(), n) }
+        },
+    )
+}
+
+/// The redundant form's zero test on the GPU, on `a[i] + p` for odd `i` and `a[i]` for even.
+pub fn fp_lazy_is_zero(a: &[Fp]) -> Result<Vec<bool>, CudaError> {
+    let mut zero = vec![0u8; a.len()];
+    // SAFETY: `a` holds `a.len()` elements of cuzk_fp_t's layout and `zero` as many bytes; the
+    // call copies and keeps no pointer.
+    unsafe {
+        ffi::check(ffi::cuzk_test_fp_lazy_is_zero(
+            a.as_ptr().cast(),
+            zero.as_mut_ptr(),
+            a.len(),
+        ))?;
+    }
+    Ok(zero.iter().map(|&x| x != 0).collect())
+}
+
 const TO_CANONICAL: c_int = ffi::CUZK_TEST_TO_CANONICAL as c_int;
 const FROM_CANONICAL: c_int = ffi::CUZK_TEST_FROM_CANONICAL as c_int;
 
@@ -301,6 +338,21 @@ pub fn g1_add(a: &[G1Projective], b: &[G1Projective]) -> Result<Vec<G1Projective
 pub fn g1_add_affine(a: &[G1Projective], b: &[G1Affine]) -> Result<Vec<G1Projective>, CudaError> {
     g1_op(
         ffi::CUZK_TEST_G1_ADD_AFFINE,
+        a.len(),
+        Some(a),
+        None,
+        Some(b),
+    )
+}
+
+/// `a[i] + b[i]` by the bucket sums' mixed addition in Fp's redundant form (`a[i]`'s XYZZ
+/// coordinates raised by p for odd `i`), back in the canonical form.
+pub fn g1_lazy_add_affine(
+    a: &[G1Projective],
+    b: &[G1Affine],
+) -> Result<Vec<G1Projective>, CudaError> {
+    g1_op(
+        ffi::CUZK_TEST_G1_LAZY_ADD_AFFINE,
         a.len(),
         Some(a),
         None,

@@ -39,6 +39,15 @@ enum cuzk_test_field_op {
 cuzk_error_t cuzk_test_fr_op(int op, const cuzk_fr_t* a, const cuzk_fr_t* b, cuzk_fr_t* out, size_t n);
 cuzk_error_t cuzk_test_fp_op(int op, const cuzk_fp_t* a, const cuzk_fp_t* b, cuzk_fp_t* out, size_t n);
 
+/* Fp's redundant form (values below 2p, ff/mont.cuh), which G1's bucket sums keep: out[i] =
+ * op(a'[i], b'[i]) by the redundant operations, brought back to [0, p), where a'[i] is a[i] + p
+ * (the other representative) for odd i and a[i] for even i, and b'[i] is b[i] + p where i & 2
+ * is set. For ADD, SUB, MUL, SQR, DBL and MUL_SUB (as CUZK_TEST_MUL_SUB forms it); the others
+ * are refused. */
+cuzk_error_t cuzk_test_fp_lazy_op(int op, const cuzk_fp_t* a, const cuzk_fp_t* b, cuzk_fp_t* out, size_t n);
+/* is_zero[i] = the redundant form's zero test on a'[i] (as above), as 0 or 1. */
+cuzk_error_t cuzk_test_fp_lazy_is_zero(const cuzk_fp_t* a, uint8_t* is_zero, size_t n);
+
 /* Predicates: eq[i] = (a[i] == b[i]), is_zero[i] = (a[i] == 0), as 0 or 1. */
 cuzk_error_t cuzk_test_fr_cmp(const cuzk_fr_t* a, const cuzk_fr_t* b, uint8_t* eq, uint8_t* is_zero, size_t n);
 cuzk_error_t cuzk_test_fp_cmp(const cuzk_fp_t* a, const cuzk_fp_t* b, uint8_t* eq, uint8_t* is_zero, size_t n);
@@ -56,6 +65,9 @@ enum cuzk_test_g1_op {
     CUZK_TEST_G1_DBL_AFFINE = 3,
     /* out = a, through XYZZ and back (the conversions alone). */
     CUZK_TEST_G1_ROUNDTRIP = 4,
+    /* out = a + b_affine by the bucket sums' mixed addition in Fp's redundant form, a's XYZZ
+     * coordinates each raised by p for odd indices. */
+    CUZK_TEST_G1_LAZY_ADD_AFFINE = 5,
 };
 
 /* `a`, `b` and `b_affine` may be null where the operation does not read them. */

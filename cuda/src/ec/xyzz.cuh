@@ -25,6 +25,12 @@ template <class F>
 struct ec_affine_t {
     F x, y;
 
+    // The same point over another representation of the field (T constructible from F).
+    template <class T>
+    __device__ __forceinline__ ec_affine_t<T> as() const {
+        return {T(x), T(y)};
+    }
+
     __host__ __device__ __forceinline__ bool is_inf() const { return x.is_zero() & y.is_zero(); }
     __host__ __device__ __forceinline__ static ec_affine_t inf() { return {F::zero(), F::zero()}; }
 };
@@ -42,6 +48,13 @@ struct ec_xyzz_t {
     using jacobian_t = ec_jacobian_t<F>;
 
     F x, y, zz, zzz;
+
+    // The same point over another representation of the field (T constructible from F): the
+    // bucket sums' way into Fp's redundant form and back (ff/redundant.cuh).
+    template <class T>
+    __device__ __forceinline__ ec_xyzz_t<T> as() const {
+        return {T(x), T(y), T(zz), T(zzz)};
+    }
 
     __host__ __device__ __forceinline__ bool is_inf() const { return zz.is_zero(); }
     __host__ __device__ __forceinline__ static ec_xyzz_t inf() {

@@ -107,43 +107,59 @@ struct alignas(16) mont_t {
 
     // ---- addition ----------------------------------------------------------------------
 
-    // Reduces t < 2p to [0, p): subtracts p unless that borrows.
+    // Limb i of M p, M = 1 or 2 (2p: the bound of the redundant form below; p < 2^(32N-2), so
+    // 2p fits N limbs).
+    template <int M>
+    __host__ __device__ static constexpr uint32_t p_times(int i) {
+        static_assert(M == 1 || M == 2, "p or 2p");
+        return M == 1 ? P::p(i) : (P::p(i) << 1) | (i > 0 ? P::p(i - 1) >> 31 : 0u);
+    }
+
+    // Reduces t < 2 M p to [0, M p): subtracts M p unless that borrows.
+    template <int M = 1>
     __device__ __forceinline__ static mont_t reduce_once(const uint32_t (&t)[N]) {
         uint32_t s[N];
-        s[0] = ptx::sub_cc(t[0], P::p(0));
+        s[0] = ptx::sub_cc(t[0], p_times<M>(0));
 #pragma unroll
-        for (int i = 1; i < N; i++) s[i] = ptx::subc_cc(t[i], P::p(i));
-        uint32_t borrow = ptx::subc(0, 0);  // all ones when t < p
+        for (int i = 1; i < N; i++) s[i] = ptx::subc_cc(t[i], p_times<M>(i));
+        uint32_t borrow = ptx::subc(0, 0);  // all ones when t < M p
         mont_t r;
 #pragma unroll
         for (int i = 0; i < N; i++) r.l[i] = borrow ? t[i] : s[i];
         return r;
     }
 
-    friend __device__ __forceinline__ mont_t operator+(const mont_t& a, const mont_t& b) {
-        // a + b < 2p < 2^(32N): no carry out of the top limb.
+    // a + b in [0, M p) for a, b below M p: a + b < 2 M p < 2^(32N) (no carry out of the top
+    // limb), then one subtraction.
+    template <int M>
+    __device__ __forceinline__ static mont_t add_below(const mont_t& a, const mont_t& b) {
         uint32_t t[N];
         t[0] = ptx::add_cc(a.l[0], b.l[0]);
 #pragma unroll
         for (int i = 1; i < N - 1; i++) t[i] = ptx::addc_cc(a.l[i], b.l[i]);
         t[N - 1] = ptx::addc(a.l[N - 1], b.l[N - 1]);
-        return reduce_once(t);
+        return reduce_once<M>(t);
     }
 
-    friend __device__ __forceinline__ mont_t operator-(const mont_t& a, const mont_t& b) {
+    // a - b in [0, M p) for a, b below M p: M p goes back on where the difference borrows (the
+    // final carry out cancels the borrow).
+    template <int M>
+    __device__ __forceinline__ static mont_t sub_below(const mont_t& a, const mont_t& b) {
         uint32_t t[N];
         t[0] = ptx::sub_cc(a.l[0], b.l[0]);
 #pragma unroll
         for (int i = 1; i < N; i++) t[i] = ptx::subc_cc(a.l[i], b.l[i]);
         uint32_t borrow = ptx::subc(0, 0);
-        // On borrow, add p back (the final carry out cancels the borrow).
         mont_t r;
-        r.l[0] = ptx::add_cc(t[0], P::p(0) & borrow);
+        r.l[0] = ptx::add_cc(t[0], p_times<M>(0) & borrow);
 #pragma unroll
-        for (int i = 1; i < N - 1; i++) r.l[i] = ptx::addc_cc(t[i], P::p(i) & borrow);
-        r.l[N - 1] = ptx::addc(t[N - 1], P::p(N - 1) & borrow);
+        for (int i = 1; i < N - 1; i++) r.l[i] = ptx::addc_cc(t[i], p_times<M>(i) & borrow);
+        r.l[N - 1] = ptx::addc(t[N - 1], p_times<M>(N - 1) & borrow);
         return r;
     }
+
+    friend __device__ __forceinline__ mont_t operator+(const mont_t& a, const mont_t& b) { return add_below<1>(a, b); }
+    friend __device__ __forceinline__ mont_t operator-(const mont_t& a, const mont_t& b) { return sub_below<1>(a, b); }
 
     __device__ __forceinline__ mont_t dbl() const { return *this + *this; }
     __device__ __forceinline__ mont_t neg() const { return zero() - *this; }
@@ -221,8 +237,10 @@ struct alignas(16) mont_t {
     // leaves E below (k + 1) 2^(32N) (N+1 limbs) and O below (k + 1) 2^(32(N+1)) (N+2 limbs,
     // the top one only taking the chains' carries): far from overflowing for the few terms
     // used here. At the end E + O + cin = (S + M p) / R < 2p < 2^(32N), so N limbs hold it.
+    // reduce_sum_below_2p leaves that value in t without the last subtraction (the redundant
+    // form, below).
     template <class AddRow>
-    __device__ __forceinline__ static mont_t reduce_sum(AddRow add_row) {
+    __device__ __forceinline__ static void reduce_sum_below_2p(AddRow add_row, uint32_t (&t)[N]) {
         static_assert(N % 2 == 0 && N >= 4, "even limb count");
         uint32_t e[N + 2], o[N + 2];
 #pragma unroll
@@ -252,13 +270,17 @@ struct alignas(16) mont_t {
                 o[j] = shifted_o[j];
             }
         }
-        uint32_t t[N];
         t[0] = ptx::add_cc(e[0], o[0]);
 #pragma unroll
         for (int j = 1; j < N; j++) t[j] = ptx::addc_cc(e[j], o[j]);
         t[0] = ptx::add_cc(t[0], cin);
 #pragma unroll
         for (int j = 1; j < N; j++) t[j] = ptx::addc_cc(t[j], 0);
+    }
+    template <class AddRow>
+    __device__ __forceinline__ static mont_t reduce_sum(AddRow add_row) {
+        uint32_t t[N];
+        reduce_sum_below_2p(add_row, t);
         return reduce_once(t);
     }
 
@@ -269,13 +291,24 @@ struct alignas(16) mont_t {
     __device__ __forceinline__ static mont_t sum_of_products(const mont_t (&a)[K], const mont_t (&b)[K]) {
         static_assert(K >= 1, "at least one product");
         static_assert(uint64_t(K) * (uint64_t(P::p(N - 1)) + 1) <= (uint64_t(1) << 32), "K p must stay below R");
-        return reduce_sum([&](int i, uint32_t (&e)[N + 2], uint32_t (&o)[N + 2]) {
+        uint32_t t[N];
+        products_below_2p(a, b, t);
+        return reduce_once(t);
+    }
+
+    // sum_of_products' value before its last subtraction, below 2p for a sum below p R.
+    template <int K>
+    __device__ __forceinline__ static void products_below_2p(const mont_t (&a)[K], const mont_t (&b)[K],
+                                                             uint32_t (&t)[N]) {
+        reduce_sum_below_2p(
+            [&](int i, uint32_t (&e)[N + 2], uint32_t (&o)[N + 2]) {
 #pragma unroll
-            for (int k = 0; k < K; k++) {
-                mac_pairs<0>(e, a[k].l, b[k].l[i]);
-                mac_pairs<1>(o, a[k].l, b[k].l[i]);
-            }
-        });
+                for (int k = 0; k < K; k++) {
+                    mac_pairs<0>(e, a[k].l, b[k].l[i]);
+                    mac_pairs<1>(o, a[k].l, b[k].l[i]);
+                }
+            },
+            t);
     }
 
     // a * b * R^-1 mod p.
@@ -299,12 +332,16 @@ struct alignas(16) mont_t {
     // multiply-adds for the square instead of N^2 (222 instead of 288 with the reduction,
     // for Fp). Every term of a^2 still enters in the round of its lower limb index, before
     // that limb is reduced, and the sum is the same a^2 < p^2, so the bounds above hold.
-    __device__ __forceinline__ mont_t sqr() const {
+    __device__ __forceinline__ mont_t sqr() const { return square<false>(); }
+
+    // sqr(), or with BELOW_2P its value below 2p without the last subtraction (lazy_sqr).
+    template <bool BELOW_2P>
+    __device__ __forceinline__ mont_t square() const {
         uint32_t twice[N];
         twice[0] = l[0] << 1;
 #pragma unroll
         for (int j = 1; j < N; j++) twice[j] = __funnelshift_l(l[j - 1], l[j], 1);
-        return reduce_sum([&](int i, uint32_t (&e)[N + 2], uint32_t (&o)[N + 2]) {
+        const auto rows = [&](int i, uint32_t (&e)[N + 2], uint32_t (&o)[N + 2]) {
             // Limb i + 1 of 2a carries a[i]'s top bit, which belongs to a[i]^2's row, not to
             // the cross products: this row takes that limb without it.
             uint32_t row[N];
@@ -312,8 +349,87 @@ struct alignas(16) mont_t {
             for (int j = 0; j < N; j++) row[j] = j == i ? l[i] : j == i + 1 ? l[j] << 1 : twice[j];
             mac_pairs<0>(e, row, l[i], i);
             mac_pairs<1>(o, row, l[i], i);
-        });
+        };
+        if constexpr (BELOW_2P) {
+            mont_t r;
+            reduce_sum_below_2p(rows, r.l);
+            return r;
+        } else {
+            return reduce_sum(rows);
+        }
     }
+
+    // ---- the redundant form ----------------------------------------------------------
+    //
+    // A loop whose values only feed further products may keep them in [0, 2p) instead of
+    // [0, p): a product's value before its last conditional subtraction (reduce_sum's bound).
+    // That drops the subtraction, a chain of N dependent borrows and N selects, from the path
+    // between one product and the next, where a latency-bound loop waits (the MSM's bucket
+    // sums: most of their stall samples wait on fixed-latency dependencies, ncu 2026-12-05).
+    // Products of redundant operands stay below 2p while 4 K p < R for a sum of K products
+    // (S < K (2p)^2 <= p R; lazy_mul_sub negates with 2p - c): Fp qualifies (p < 2^381,
+    // R = 2^384) for K <= 2, Fr (4r > 2^256) does not. The additions keep [0, 2p) by
+    // subtracting or adding 2p where plain ones use p. A value leaves the form through
+    // lazy_canonical(), and a zero test must accept p as well as 0 (lazy_is_zero).
+
+    // Whether sums of K products of redundant operands stay below 2p: 4 K p < R, checked on
+    // the top limb (P::p(N - 1) + 1 bounds p / 2^(32(N-1))).
+    static constexpr bool redundant_fits(int K) {
+        return 4 * uint64_t(K) * (uint64_t(P::p(N - 1)) + 1) <= (uint64_t(1) << 32);
+    }
+
+    template <int K>
+    __device__ __forceinline__ static mont_t lazy_sum_of_products(const mont_t (&a)[K], const mont_t (&b)[K]) {
+        static_assert(K >= 1, "at least one product");
+        static_assert(redundant_fits(K), "redundant operands need 4 K p < R");
+        mont_t r;
+        products_below_2p(a, b, r.l);
+        return r;
+    }
+
+    // a * b * R^-1 mod p in [0, 2p), for a, b < 2p.
+    __device__ __forceinline__ static mont_t lazy_mul(const mont_t& a, const mont_t& b) {
+        const mont_t as[1] = {a}, bs[1] = {b};
+        return lazy_sum_of_products<1>(as, bs);
+    }
+    // this^2 * R^-1 mod p in [0, 2p), for this < 2p (2 this < 4p < R still fits N limbs).
+    __device__ __forceinline__ mont_t lazy_sqr() const {
+        static_assert(redundant_fits(1), "redundant operands need 4p < R");
+        return square<true>();
+    }
+    // a * b - c * d in [0, 2p), for operands below 2p: c * d negated as (2p - c) * d.
+    __device__ __forceinline__ static mont_t lazy_mul_sub(const mont_t& a, const mont_t& b, const mont_t& c,
+                                                          const mont_t& d) {
+        mont_t nc;  // 2p - c, in (0, 2p]: no borrow for c < 2p
+        nc.l[0] = ptx::sub_cc(p_times<2>(0), c.l[0]);
+#pragma unroll
+        for (int i = 1; i < N - 1; i++) nc.l[i] = ptx::subc_cc(p_times<2>(i), c.l[i]);
+        nc.l[N - 1] = ptx::subc(p_times<2>(N - 1), c.l[N - 1]);
+        const mont_t as[2] = {a, nc}, bs[2] = {b, d};
+        return lazy_sum_of_products<2>(as, bs);
+    }
+    // a + b and a - b in [0, 2p), for a, b < 2p.
+    __device__ __forceinline__ static mont_t lazy_add(const mont_t& a, const mont_t& b) {
+        static_assert(redundant_fits(1), "redundant operands need 4p < R");
+        return add_below<2>(a, b);
+    }
+    __device__ __forceinline__ static mont_t lazy_sub(const mont_t& a, const mont_t& b) {
+        static_assert(redundant_fits(1), "redundant operands need 4p < R");
+        return sub_below<2>(a, b);
+    }
+    __device__ __forceinline__ mont_t lazy_dbl() const { return lazy_add(*this, *this); }
+    // Whether a value below 2p is 0 mod p (0 or p).
+    __device__ __forceinline__ bool lazy_is_zero() const {
+        uint32_t zero = 0, p = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            zero |= l[i];
+            p |= l[i] ^ P::p(i);
+        }
+        return (zero == 0) | (p == 0);
+    }
+    // A value below 2p in the canonical form, [0, p).
+    __device__ __forceinline__ mont_t lazy_canonical() const { return reduce_once(l); }
 
     // ---- conversions -------------------------------------------------------------------
 

@@ -7,6 +7,8 @@
 
 #include "cuzk/testing.h"
 #include "ec/g1.cuh"
+#include "ff/redundant.cuh"
+#include "testing/raised.cuh"
 #include "util/error.cuh"
 #include "util/resources.cuh"
 
@@ -23,6 +25,14 @@ __global__ void g1_op_kernel(int op, const jacobian_t* a, const jacobian_t* b, c
         case CUZK_TEST_G1_ADD_AFFINE: r = xyzz_t::from_jacobian(a[i]).add_affine(b_aff[i]); break;
         case CUZK_TEST_G1_DBL: r = xyzz_t::from_jacobian(a[i]).dbl(); break;
         case CUZK_TEST_G1_DBL_AFFINE: r = xyzz_t::dbl_affine(b_aff[i]); break;
+        case CUZK_TEST_G1_LAZY_ADD_AFFINE: {
+            // As the bucket sums add: the accumulator in the redundant form, the point canonical.
+            using redundant_fp = redundant_t<fp_t>;
+            xyzz_t acc = xyzz_t::from_jacobian(a[i]);
+            if (i & 1) acc = {raised(acc.x), raised(acc.y), raised(acc.zz), raised(acc.zzz)};
+            r = acc.as<redundant_fp>().add_affine(b_aff[i].as<redundant_fp>()).as<fp_t>();
+            break;
+        }
         default: r = xyzz_t::from_jacobian(a[i]); break;
     }
     out[i] = r.to_jacobian();
@@ -41,12 +51,13 @@ void g1_op(int op, const cuzk_g1_projective_t* a, const cuzk_g1_projective_t* b,
            cuzk_g1_projective_t* out, size_t n) {
     static_assert(sizeof(jacobian_t) == sizeof(cuzk_g1_projective_t), "layout");
     static_assert(sizeof(affine_t) == sizeof(cuzk_g1_affine_t), "layout");
-    CUZK_REQUIRE(op >= CUZK_TEST_G1_ADD && op <= CUZK_TEST_G1_ROUNDTRIP, "unknown G1 operation");
+    CUZK_REQUIRE(op >= CUZK_TEST_G1_ADD && op <= CUZK_TEST_G1_LAZY_ADD_AFFINE, "unknown G1 operation");
     if (n == 0) return;
     CUZK_REQUIRE(out != nullptr, "null output");
     bool reads_a = op != CUZK_TEST_G1_DBL_AFFINE;
     bool reads_b = op == CUZK_TEST_G1_ADD;
-    bool reads_b_aff = op == CUZK_TEST_G1_ADD_AFFINE || op == CUZK_TEST_G1_DBL_AFFINE;
+    bool reads_b_aff =
+        op == CUZK_TEST_G1_ADD_AFFINE || op == CUZK_TEST_G1_DBL_AFFINE || op == CUZK_TEST_G1_LAZY_ADD_AFFINE;
     stream_t s;
     dev_ptr_t<jacobian_t> da = upload<jacobian_t>(a, n, reads_a, s);
     dev_ptr_t<jacobian_t> db = upload<jacobian_t>(b, n, reads_b, s);
