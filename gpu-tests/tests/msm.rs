@@ -27,7 +27,9 @@ fn batch_add_matches_the_cpu() {
 
 /// Every window the MSM can take, forced at a small size, against the CPU: the plan picks the
 /// wide ones (17 to 22 bits, sorted on three radix passes) only for millions of points, which
-/// the other tests never reach. With CUZK_SMALL=1 (memcheck) only up to 18 bits: a 22-bit
+/// the other tests never reach. Without shifted copies the windows are balanced (16 of these
+/// widths have some windows a bit narrower, `msm/digits.cuh`), so these cover both layouts'
+/// digits and combinations, the copies test below the uniform one. With CUZK_SMALL=1 (memcheck) only up to 18 bits: a 22-bit
 /// window allocates about 5 GB of buckets whatever the size. Windows outside 4 to 22 bits
 /// are refused.
 #[test]

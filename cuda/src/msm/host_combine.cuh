@@ -36,8 +36,9 @@ constexpr uint32_t MAX_COMBINED_WINDOWS = 64;
 // in, what the host function reads and writes, and what the stream copies out. Sized for the
 // larger group (G2).
 struct alignas(64) combine_slot_t {
-    // A combination's windows and their width.
-    uint32_t num_windows = 0, c = 0;
+    // A combination's windows, their width and how many of the first are a bit narrower
+    // (msm/combine.cuh).
+    uint32_t num_windows = 0, c = 0, narrow = 0;
     level_shifts_t levels{};
     // A combination's partial sums a window of each level's row (msm_device's step 4 leaves
     // the last few additions of a row to the host; see level_row_keep).
@@ -109,7 +110,7 @@ void CUDART_CB combine_in_slot(void* data) {
     X rows[MAX_ROW_SUMS], sums[MAX_COMBINED_WINDOWS];
     const X* top = rows_from_partials(load, slot->levels, slot->level_sums, windows, rows);
     for (uint32_t w = 0; w < windows; w++) sums[w] = window_sum(rows, top, slot->levels, windows, w);
-    const typename X::jacobian_t result = combine_windows(sums, windows, slot->c);
+    const typename X::jacobian_t result = combine_windows(sums, windows, slot->c, slot->narrow);
     std::memcpy(slot->result, &result, sizeof(result));
 }
 
@@ -164,14 +165,16 @@ void sum_rows_on_host(const typename G::xyzz* d_rows, size_t row_count, size_t r
                             row_count * sizeof(typename G::jacobian), stream);
 }
 
-// Enqueues on `stream`: *d_out = sum_w 2^(c w) W_w, in blst's Jacobian layout, with W_w the
+// Enqueues on `stream`: *d_out = sum_w 2^(o_w) W_w (the first `narrow` windows c - 1 bits
+// wide, the others c; msm/combine.cuh), in blst's Jacobian layout, with W_w the
 // window sum msm/reduction.cuh's window_sum forms from d_rows (laid out as a slot's rows, see
 // combine_slot_t: the last level's elements, then level_sums[k] partial sums a window of each
 // level k's row, num_windows windows). d_rows must stay valid until the stream has copied it
 // (free it on `stream`).
 template <class G>
 void combine_on_host(const typename G::xyzz* d_rows, const level_shifts_t& levels, const uint32_t* level_sums,
-                     uint32_t num_windows, uint32_t c, typename G::jacobian* d_out, cudaStream_t stream) {
+                     uint32_t num_windows, uint32_t c, uint32_t narrow, typename G::jacobian* d_out,
+                     cudaStream_t stream) {
     using X = typename G::host_xyzz;
     static_assert(host_layout_matches<G>(), "the host and device points and results must have one layout");
     static_assert(sizeof(typename G::xyzz) <= sizeof(g2_xyzz_t), "a slot holds G2's points");
@@ -191,6 +194,7 @@ void combine_on_host(const typename G::xyzz* d_rows, const level_shifts_t& level
     combine_slot_t* slot = combine_slots().take();
     slot->num_windows = num_windows;
     slot->c = c;
+    slot->narrow = narrow;
     slot->levels = levels;
     std::copy(level_sums, level_sums + levels.count, slot->level_sums);
     enqueue_slot_round_trip(slot, d_rows, elements * sizeof(typename G::xyzz), combine_in_slot<G>, d_out,

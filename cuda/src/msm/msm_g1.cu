@@ -20,6 +20,11 @@ shifted_plan_t plan_shifted(size_t n, uint32_t max_copies) {
     //     costs about 3.75 of its own additions a bucket, a price that would change G2's choice
     //     at some sizes between powers of two; the plan is one for both groups, and G2 sweeps
     //     at 2^22 and 2^24 found its choices fastest (docs/benchmarks.md, nineteenth session).
+    //     Without copies the windows are balanced (msm/digits.cuh), and a narrow window
+    //     reduces half the buckets; the model still prices every window at c bits, so that
+    //     balancing shrinks the reduction of the window it picks and moves no choice. Priced
+    //     as they are, 2^22 points would take 19-bit windows instead of 16 and 2^25 22 instead
+    //     of 20 (and G2's sweep found 16 fastest at 2^22): not measured yet.
     // c is the cheapest in [MIN_WINDOW, PLAN_MAX_WINDOW]; copies the fewest that give the
     // least count of sets max_copies allows.
     max_copies = std::max(max_copies, 1u);

@@ -10,7 +10,10 @@
 //     sum_i s_i P_i = sum_w 2^(cw) sum_{d=1}^{H} d * B_{w,d},   B_{w,d} = sum_{i: |d_{i,w}|=d} sign * P_i,
 // so each window has H buckets instead of 2^c - 1 (the bucket reduction halves) and a
 // negative digit costs only the negation of the point's y. Scalars are below r < 2^255, so
-// ceil(256 / c) windows always absorb the last carry.
+// ceil(256 / c) windows always absorb the last carry. Those windows cover up to c - 1 bits
+// more than the 256 needed, so without shifted copies the first few are one bit narrower
+// (digits::layout_t::balanced; 22 bits: 8 of 21 and 4 of 22), with half the buckets in use:
+// the same additions, a smaller reduction.
 //
 // Steps, all on `stream` (step 1's kernels are here, steps 2 and 3's in msm/bucket_sums.cuh,
 // step 4's in msm/reduction.cuh, step 5's in msm/host_combine.cuh; msm_device below runs them
@@ -100,30 +103,31 @@ namespace {
 // and its carries between windows (digits::carries: bit w set when window w receives one).
 // Converting and carrying once, instead of in every window's pass, took the digits of 2^24
 // scalars in 13 windows from 5.5 ms to about 2.2 (ncu, H100, 2026-12-05).
-__global__ void canonical_kernel(const fr_t* scalars, size_t n, uint32_t c, uint32_t windows, uint32_t* limbs,
+__global__ void canonical_kernel(const fr_t* scalars, size_t n, digits::layout_t layout, uint32_t* limbs,
                                  uint64_t* carries) {
     const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (i >= n) return;
     const fr_t canon = scalars[i].to_canonical();
 #pragma unroll
     for (int k = 0; k < fr_t::N; k++) limbs[k * n + i] = canon.l[k];
-    carries[i] = digits::carries([&](uint32_t k) { return canon.l[k]; }, c, windows);
+    carries[i] = digits::carries([&](uint32_t k) { return canon.l[k]; }, layout);
 }
 
 // For window w: keys[i] = |d_{i,w}|, vals[i] = (base + i) | (sign bit if d_{i,w} < 0), from
 // canonical_kernel's limbs and carries; base is where the window's copy of the bases begins
 // (j n for copy j, see msm_device). A window at or past `windows` (a last set with fewer
 // windows than copies) gives digit 0 everywhere, which no bucket takes.
-__global__ void digit_kernel(const uint32_t* limbs, const uint64_t* carries, size_t n, uint32_t w, uint32_t windows,
-                             uint32_t c, uint32_t base, uint32_t* keys, uint32_t* vals) {
+__global__ void digit_kernel(const uint32_t* limbs, const uint64_t* carries, size_t n, uint32_t w,
+                             digits::layout_t layout, uint32_t base, uint32_t* keys, uint32_t* vals) {
     const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (i >= n) return;
-    if (w >= windows) {
+    if (w >= layout.windows) {
         keys[i] = 0;
         vals[i] = base + uint32_t(i);
         return;
     }
-    const uint32_t bits = digits::window_bits([&](uint32_t k) { return limbs[k * n + i]; }, w * c, c);
+    const uint32_t c = layout.width(w);
+    const uint32_t bits = digits::window_bits([&](uint32_t k) { return limbs[k * n + i]; }, layout.offset(w), c);
     const digits::digit_t d = digits::signed_digit(bits, uint32_t(carries[i] >> w) & 1, c);
     keys[i] = d.magnitude;
     vals[i] = (base + uint32_t(i)) | (d.negative ? SIGN_BIT : 0);
@@ -239,7 +243,10 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     // With `copies` shifted copies of the bases, windows j of each run of `copies` share one
     // set of buckets: digit d of window s copies + j for point i adds 2^(c j) P_i, entry
     // j n + i of the bases, into bucket d of set s. From here on a "window" is a set, with
-    // m = copies n entries, whose sums are combined with shifts of c copies bits.
+    // m = copies n entries, whose sums are combined with shifts of c copies bits. Without
+    // copies the windows are balanced (msm/digits.cuh): some a bit narrower, their buckets'
+    // upper half empty, which the reduction passes over without additions.
+    const digits::layout_t layout = copies > 1 ? digits::layout_t::uniform(c) : digits::layout_t::balanced(c);
     const uint32_t sets = (num_windows + copies - 1) / copies;
     const size_t m = size_t(copies) * n;
     CUZK_REQUIRE(m <= size_t(INT32_MAX), "msm: more than 2^31 - 1 points with their copies");
@@ -258,11 +265,11 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
 
     dev_ptr_t<uint32_t> limbs(size_t(fr_t::N) * n, stream);
     dev_ptr_t<uint64_t> carries(n, stream);
-    canonical_kernel<<<blocks_for(n, T), T, 0, stream>>>(d_scalars, n, c, num_windows, limbs, carries);
+    canonical_kernel<<<blocks_for(n, T), T, 0, stream>>>(d_scalars, n, layout, limbs, carries);
     CUZK_LAUNCH_CHECK();
     for (uint32_t set = 0; set < sets; set++) {
         for (uint32_t j = 0; j < copies; j++) {
-            digit_kernel<<<blocks_for(n, T), T, 0, stream>>>(limbs, carries, n, set * copies + j, num_windows, c,
+            digit_kernel<<<blocks_for(n, T), T, 0, stream>>>(limbs, carries, n, set * copies + j, layout,
                                                              uint32_t(j * n), keys.get() + j * n, vals.get() + j * n);
             CUZK_LAUNCH_CHECK();
         }
@@ -395,7 +402,7 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     // when there is one (see last_step_stream), which frees q there.
     const cudaStream_t last = last_step_stream(stream, tail);
     q.free_on(last);
-    combine_on_host<G>(q, levels, level_sums, sets, c * copies, d_out, last);
+    combine_on_host<G>(q, levels, level_sums, sets, c * copies, layout.narrow, d_out, last);
     if (profile) profile->done.record(last);
 }
 

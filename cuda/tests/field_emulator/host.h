@@ -109,9 +109,10 @@ void check_host_fp2(std::mt19937_64& rng, int count) {
 }
 
 // combine_windows on the host field: for G1, windows k_w G (k_w small, some infinity, each
-// brought to ZZ != 1 by a doubling of a half or an addition) against sum_w 2^(cw) k_w G by the
-// reference's affine arithmetic; for G1 and G2 (random coordinates: the formulas do not ask
-// for curve points), the bits of the device field's combination.
+// brought to ZZ != 1 by a doubling of a half or an addition) against sum_w 2^(o_w) k_w G by
+// the reference's affine arithmetic, with every window c bits wide or the first `narrow` of
+// them c - 1 (msm/digits.cuh's balanced layouts); for G1 and G2 (random coordinates: the
+// formulas do not ask for curve points), the bits of the device field's combination.
 void check_host_combine(std::mt19937_64& rng) {
     using cuzk::xyzz_t;
     using host_g1 = cuzk::g1_t::host_xyzz;
@@ -124,7 +125,8 @@ void check_host_combine(std::mt19937_64& rng) {
     while (multiples.size() < 16) multiples.push_back(g.add(multiples.back(), gen));
     int cases = 0;
     for (uint32_t c : {1u, 4u, 5u}) {
-        for (uint32_t windows : {1u, 2u, 5u}) {
+        for (uint32_t windows : {1u, 2u, 5u}) for (uint32_t narrow : {0u, 1u, 3u}) {
+            if (narrow >= windows) continue;
             std::vector<xyzz_t> device(windows);
             std::vector<host_g1> host(windows);
             point want{{}, {}, true};
@@ -136,15 +138,18 @@ void check_host_combine(std::mt19937_64& rng) {
                 acc = acc.add_affine(g.to_device(multiples[k % 2]));
                 device[w] = acc;
                 host[w] = to_host<host_g1>(acc);
-                for (uint32_t i = 0; i < c; i++) want = g.add(want, want);
+                // The windows above w weigh 2^(c_w) times more than window w.
+                if (w + 1 < windows)
+                    for (uint32_t i = 0; i < (w < narrow ? c - 1 : c); i++) want = g.add(want, want);
                 want = g.add(want, p);
             }
-            const cuzk::jacobian_t dev = cuzk::msm::combine_windows(device.data(), windows, c);
-            const auto got = cuzk::msm::combine_windows(host.data(), windows, c);
+            const cuzk::jacobian_t dev = cuzk::msm::combine_windows(device.data(), windows, c, narrow);
+            const auto got = cuzk::msm::combine_windows(host.data(), windows, c, narrow);
             if (!same_bits(got, dev)) fail_host("G1", "combine_windows (c " + std::to_string(c) + ")", dev, &got);
             if (!g.jacobian_is(dev, want)) {
-                std::fprintf(stderr, "FAIL host G1: combine_windows is not sum 2^(cw) W_w (c %u, %u windows)\n", c,
-                             windows);
+                std::fprintf(stderr,
+                             "FAIL host G1: combine_windows is not sum 2^(o_w) W_w (c %u, %u windows, %u narrow)\n",
+                             c, windows, narrow);
                 std::exit(1);
             }
             cases++;
