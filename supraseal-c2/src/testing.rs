@@ -115,18 +115,33 @@ pub fn fr_op(op: FieldOp, a: &[Scalar], b: &[Scalar]) -> Result<Vec<Scalar>, Cud
     )
 }
 
-/// `op(a[i], b[i])` on the GPU for every `i` (`b` is ignored by the unary operations).
-pub fn fp_op(op: FieldOp, a: &[Fp], b: &[Fp]) -> Result<Vec<Fp>, CudaError> {
+/// An Fp entry point of `cuzk_test_fp_op`'s signature (plain or redundant form).
+type FpOpEntry = unsafe extern "C" fn(
+    c_int,
+    *const ffi::cuzk_fp_t,
+    *const ffi::cuzk_fp_t,
+    *mut ffi::cuzk_fp_t,
+    usize,
+) -> ffi::cuzk_error_t;
+
+/// `op(a[i], b[i])` for every `i` by `entry`.
+fn fp_elementwise(entry: FpOpEntry, op: FieldOp, a: &[Fp], b: &[Fp]) -> Result<Vec<Fp>, CudaError> {
     check_operands(op, a, b)?;
     elementwise(
         a,
         op.is_binary().then_some(b),
         Fp::default(),
         |a, b, out, n| {
-            // SAFETY: as in `fr_op`, with cuzk_fp_t's layout.
-            unsafe { ffi::cuzk_test_fp_op(op.raw(), a.cast(), b.cast(), out.cast(), n) }
+            // SAFETY: as in `fr_op`, with cuzk_fp_t's layout; `entry` is one of the Fp
+            // operation entry points, which copy and keep no pointer.
+            unsafe { entry(op.raw(), a.cast(), b.cast(), out.cast(), n) }
         },
     )
+}
+
+/// `op(a[i], b[i])` on the GPU for every `i` (`b` is ignored by the unary operations).
+pub fn fp_op(op: FieldOp, a: &[Fp], b: &[Fp]) -> Result<Vec<Fp>, CudaError> {
+    fp_elementwise(ffi::cuzk_test_fp_op, op, a, b)
 }
 
 /// `op(a[i], b[i])` by the GPU's operations on Fp's redundant form (values below 2p, kept by
@@ -139,16 +154,7 @@ pub fn fp_lazy_op(op: FieldOp, a: &[Fp], b: &[Fp]) -> Result<Vec<Fp>, CudaError>
             "{op:?} has no redundant form"
         )));
     }
-    check_operands(op, a, b)?;
-    elementwise(
-        a,
-        op.is_binary().then_some(b),
-        Fp::default(),
-        |a, b, out, n| {
-            // SAFETY: as in `fp_op`.
-            unsafe { ffi::cuzk_test_fp_lazy_op(op.raw(), a.cast(), b.cast(), out.cast(), n) }
-        },
-    )
+    fp_elementwise(ffi::cuzk_test_fp_lazy_op, op, a, b)
 }
 
 /// The redundant form's zero test on the GPU, on `a[i] + p` for odd `i` and `a[i]` for even.

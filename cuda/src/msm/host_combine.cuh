@@ -36,9 +36,8 @@ constexpr uint32_t MAX_COMBINED_WINDOWS = 64;
 // in, what the host function reads and writes, and what the stream copies out. Sized for the
 // larger group (G2).
 struct alignas(64) combine_slot_t {
-    // A combination's windows, their width and how many of the first are a bit narrower
-    // (msm/combine.cuh).
-    uint32_t num_windows = 0, c = 0, narrow = 0;
+    // A combination's windows and their widths (msm/combine.cuh).
+    digits::layout_t layout{};
     level_shifts_t levels{};
     // A combination's partial sums a window of each level's row (msm_device's step 4 leaves
     // the last few additions of a row to the host; see level_row_keep).
@@ -105,12 +104,12 @@ template <class G>
 void CUDART_CB combine_in_slot(void* data) {
     using X = typename G::host_xyzz;
     auto* slot = static_cast<combine_slot_t*>(data);
-    const uint32_t windows = slot->num_windows;
+    const uint32_t windows = slot->layout.windows;
     const auto load = [slot](size_t i) { return slot_element<X>(*slot, i); };
     X rows[MAX_ROW_SUMS], sums[MAX_COMBINED_WINDOWS];
     const X* top = rows_from_partials(load, slot->levels, slot->level_sums, windows, rows);
     for (uint32_t w = 0; w < windows; w++) sums[w] = window_sum(rows, top, slot->levels, windows, w);
-    const typename X::jacobian_t result = combine_windows(sums, windows, slot->c, slot->narrow);
+    const typename X::jacobian_t result = combine_windows(sums, slot->layout);
     std::memcpy(slot->result, &result, sizeof(result));
 }
 
@@ -165,19 +164,18 @@ void sum_rows_on_host(const typename G::xyzz* d_rows, size_t row_count, size_t r
                             row_count * sizeof(typename G::jacobian), stream);
 }
 
-// Enqueues on `stream`: *d_out = sum_w 2^(o_w) W_w (the first `narrow` windows c - 1 bits
-// wide, the others c; msm/combine.cuh), in blst's Jacobian layout, with W_w the
-// window sum msm/reduction.cuh's window_sum forms from d_rows (laid out as a slot's rows, see
-// combine_slot_t: the last level's elements, then level_sums[k] partial sums a window of each
-// level k's row, num_windows windows). d_rows must stay valid until the stream has copied it
-// (free it on `stream`).
+// Enqueues on `stream`: *d_out = sum_w 2^(o_w) W_w over `layout`'s windows (msm/combine.cuh),
+// in blst's Jacobian layout, with W_w the window sum msm/reduction.cuh's window_sum forms from
+// d_rows (laid out as a slot's rows, see combine_slot_t: the last level's elements, then
+// level_sums[k] partial sums a window of each level k's row, layout.windows windows). d_rows
+// must stay valid until the stream has copied it (free it on `stream`).
 template <class G>
 void combine_on_host(const typename G::xyzz* d_rows, const level_shifts_t& levels, const uint32_t* level_sums,
-                     uint32_t num_windows, uint32_t c, uint32_t narrow, typename G::jacobian* d_out,
-                     cudaStream_t stream) {
+                     const digits::layout_t& layout, typename G::jacobian* d_out, cudaStream_t stream) {
     using X = typename G::host_xyzz;
     static_assert(host_layout_matches<G>(), "the host and device points and results must have one layout");
     static_assert(sizeof(typename G::xyzz) <= sizeof(g2_xyzz_t), "a slot holds G2's points");
+    const uint32_t num_windows = layout.windows;
     CUZK_REQUIRE(num_windows >= 1 && num_windows <= MAX_COMBINED_WINDOWS,
                  "msm: " + std::to_string(num_windows) + " windows to combine, outside 1.." +
                      std::to_string(MAX_COMBINED_WINDOWS));
@@ -192,9 +190,7 @@ void combine_on_host(const typename G::xyzz* d_rows, const level_shifts_t& level
                                                      " partial row sums, more than a combination holds (" +
                                                      std::to_string(slot_capacity<X>()) + ")");
     combine_slot_t* slot = combine_slots().take();
-    slot->num_windows = num_windows;
-    slot->c = c;
-    slot->narrow = narrow;
+    slot->layout = layout;
     slot->levels = levels;
     std::copy(level_sums, level_sums + levels.count, slot->level_sums);
     enqueue_slot_round_trip(slot, d_rows, elements * sizeof(typename G::xyzz), combine_in_slot<G>, d_out,

@@ -402,7 +402,10 @@ void msm_device(const typename G::affine* d_points, const fr_t* d_scalars, size_
     // when there is one (see last_step_stream), which frees q there.
     const cudaStream_t last = last_step_stream(stream, tail);
     q.free_on(last);
-    combine_on_host<G>(q, levels, level_sums, sets, c * copies, layout.narrow, d_out, last);
+    // The sets as windows: shifts of c copies bits over copies (whose layout has no narrow
+    // windows), the layout itself without.
+    const digits::layout_t sets_layout{c * copies, sets, layout.narrow};
+    combine_on_host<G>(q, levels, level_sums, sets_layout, d_out, last);
     if (profile) profile->done.record(last);
 }
 

@@ -71,20 +71,27 @@ bool binary(int op) {
     return op == CUZK_TEST_ADD || op == CUZK_TEST_SUB || op == CUZK_TEST_MUL || op == CUZK_TEST_MUL_SUB;
 }
 
+// Runs `kernel` (field_op_kernel's signature) over n elements: copies in, launches, copies out.
 template <class F, class C>
-void field_op(int op, const C* a, const C* b, C* out, size_t n) {
+void run_op_kernel(void (*kernel)(int, const F*, const F*, F*, size_t), int op, const C* a, const C* b, C* out,
+                   size_t n) {
     static_assert(sizeof(F) == sizeof(C), "ABI type and field type differ in size");
-    CUZK_REQUIRE(op >= CUZK_TEST_ADD && op <= CUZK_TEST_MUL_SUB, "unknown field operation");
     if (n == 0) return;
     CUZK_REQUIRE(a && out && (b || !binary(op)), "null pointer");
     stream_t s;
     dev_ptr_t<F> da(n, s), db(b ? n : 0, s), dout(n, s);
     CUZK_CUDA_CHECK(cudaMemcpyAsync(da.get(), a, n * sizeof(F), cudaMemcpyHostToDevice, s));
     if (b) CUZK_CUDA_CHECK(cudaMemcpyAsync(db.get(), b, n * sizeof(F), cudaMemcpyHostToDevice, s));
-    field_op_kernel<F><<<unsigned((n + 127) / 128), 128, 0, s>>>(op, da.get(), b ? db.get() : nullptr, dout.get(), n);
+    kernel<<<unsigned((n + 127) / 128), 128, 0, s>>>(op, da.get(), b ? db.get() : nullptr, dout.get(), n);
     CUZK_LAUNCH_CHECK();
     CUZK_CUDA_CHECK(cudaMemcpyAsync(out, dout.get(), n * sizeof(F), cudaMemcpyDeviceToHost, s));
     s.sync();
+}
+
+template <class F, class C>
+void field_op(int op, const C* a, const C* b, C* out, size_t n) {
+    CUZK_REQUIRE(op >= CUZK_TEST_ADD && op <= CUZK_TEST_MUL_SUB, "unknown field operation");
+    run_op_kernel<F>(field_op_kernel<F>, op, a, b, out, n);
 }
 
 template <class F, class C>
@@ -104,21 +111,10 @@ void field_cmp(const C* a, const C* b, uint8_t* eq, uint8_t* is_zero, size_t n) 
 }
 
 void fp_lazy_op(int op, const cuzk_fp_t* a, const cuzk_fp_t* b, cuzk_fp_t* out, size_t n) {
-    static_assert(sizeof(fp_t) == sizeof(cuzk_fp_t), "ABI type and field type differ in size");
     CUZK_REQUIRE(op == CUZK_TEST_ADD || op == CUZK_TEST_SUB || op == CUZK_TEST_MUL || op == CUZK_TEST_SQR ||
                      op == CUZK_TEST_DBL || op == CUZK_TEST_MUL_SUB,
                  "no redundant form of this field operation");
-    if (n == 0) return;
-    CUZK_REQUIRE(a && out && (b || !binary(op)), "null pointer");
-    stream_t s;
-    dev_ptr_t<fp_t> da(n, s), db(b ? n : 0, s), dout(n, s);
-    CUZK_CUDA_CHECK(cudaMemcpyAsync(da.get(), a, n * sizeof(fp_t), cudaMemcpyHostToDevice, s));
-    if (b) CUZK_CUDA_CHECK(cudaMemcpyAsync(db.get(), b, n * sizeof(fp_t), cudaMemcpyHostToDevice, s));
-    fp_lazy_op_kernel<<<unsigned((n + 127) / 128), 128, 0, s>>>(op, da.get(), b ? db.get() : nullptr, dout.get(),
-                                                                 n);
-    CUZK_LAUNCH_CHECK();
-    CUZK_CUDA_CHECK(cudaMemcpyAsync(out, dout.get(), n * sizeof(fp_t), cudaMemcpyDeviceToHost, s));
-    s.sync();
+    run_op_kernel<fp_t>(fp_lazy_op_kernel, op, a, b, out, n);
 }
 
 void fp_lazy_is_zero(const cuzk_fp_t* a, uint8_t* is_zero, size_t n) {

@@ -143,8 +143,9 @@ void check_host_combine(std::mt19937_64& rng) {
                     for (uint32_t i = 0; i < (w < narrow ? c - 1 : c); i++) want = g.add(want, want);
                 want = g.add(want, p);
             }
-            const cuzk::jacobian_t dev = cuzk::msm::combine_windows(device.data(), windows, c, narrow);
-            const auto got = cuzk::msm::combine_windows(host.data(), windows, c, narrow);
+            const cuzk::msm::digits::layout_t layout{c, windows, narrow};
+            const cuzk::jacobian_t dev = cuzk::msm::combine_windows(device.data(), layout);
+            const auto got = cuzk::msm::combine_windows(host.data(), layout);
             if (!same_bits(got, dev)) fail_host("G1", "combine_windows (c " + std::to_string(c) + ")", dev, &got);
             if (!g.jacobian_is(dev, want)) {
                 std::fprintf(stderr,
@@ -173,8 +174,9 @@ void check_host_combine(std::mt19937_64& rng) {
         std::vector<cuzk::g2_xyzz_t> device(windows);
         std::vector<host_g2> host(windows);
         for (uint32_t w = 0; w < windows; w++) random_g2(device[w], host[w]);
-        const cuzk::g2_jacobian_t dev = cuzk::msm::combine_windows(device.data(), windows, c);
-        const auto got = cuzk::msm::combine_windows(host.data(), windows, c);
+        const cuzk::msm::digits::layout_t layout = cuzk::msm::digits::layout_t::uniform(c);
+        const cuzk::g2_jacobian_t dev = cuzk::msm::combine_windows(device.data(), layout);
+        const auto got = cuzk::msm::combine_windows(host.data(), layout);
         if (!same_bits(got, dev)) fail_host("G2", "combine_windows (c " + std::to_string(c) + ")", dev, &got);
         cases++;
         // The window sums from the reduction's rows, as the host's step 5 forms them: one window
